@@ -44,16 +44,43 @@ impl AppId {
 
     /// Compares the textual forms (`application_1_10000` < `application_1_9999`).
     pub fn cmp_as_text(&self, other: &AppId) -> Ordering {
-        if self == other {
-            return Ordering::Equal;
+        self.text_order_key().cmp(&other.text_order_key())
+    }
+
+    /// A number whose order is the order of the textual forms, for sort keys
+    /// that must not allocate.
+    ///
+    /// The text after the common `application_` prefix is at most 20 + 1 + 10
+    /// characters, packed as 4-bit codes left-aligned in 128 bits: end of text
+    /// is 0, a digit d is d + 1, and `_` (which sorts after the digits) is 11.
+    pub fn text_order_key(&self) -> u128 {
+        let mut key: u128 = 0;
+        let mut shift = 128;
+        let mut push = |code: u8| {
+            shift -= 4;
+            key |= u128::from(code) << shift;
+        };
+        let mut digits = |mut n: u64, min_width: usize| {
+            let mut buf = [0u8; 20];
+            let mut len = 0;
+            loop {
+                buf[len] = (n % 10) as u8;
+                len += 1;
+                n /= 10;
+                if n == 0 && len >= min_width {
+                    break;
+                }
+            }
+            buf[..len].iter().rev().map(|d| d + 1).collect::<Vec<u8>>()
+        };
+        for code in digits(self.cluster_timestamp, 1) {
+            push(code);
         }
-        let mut a = TextBuf::new();
-        let mut b = TextBuf::new();
-        // Writing to a fixed buffer only fails on overflow, which these
-        // bounded numbers never reach.
-        let _ = fmt::write(&mut a, format_args!("{self}"));
-        let _ = fmt::write(&mut b, format_args!("{other}"));
-        a.as_bytes().cmp(b.as_bytes())
+        push(11);
+        for code in digits(u64::from(self.seq), 4) {
+            push(code);
+        }
+        key
     }
 }
 
@@ -292,37 +319,6 @@ fn parse_digits<T: FromStr>(s: &str) -> Option<T> {
         return None;
     }
     s.parse().ok()
-}
-
-/// A small stack buffer for comparing formatted ids without allocating.
-struct TextBuf {
-    bytes: [u8; 64],
-    len: usize,
-}
-
-impl TextBuf {
-    fn new() -> TextBuf {
-        TextBuf {
-            bytes: [0; 64],
-            len: 0,
-        }
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-impl fmt::Write for TextBuf {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        if end > self.bytes.len() {
-            return Err(fmt::Error);
-        }
-        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -1,1 +1,24 @@
-//! placeholder
+//! The queue side of the Fair Scheduler, independent of nodes, I/O and time:
+//! the allocation file ([`alloc_file`] → [`AllocConfig`]), the site settings
+//! ([`site`]), the live queue tree ([`QueueTree`]: parent queues, leaf queues
+//! and app schedulables as one composite), the policies ([`Policy`]) and their
+//! orderings, fair shares ([`fair_share`]), placement ([`placement`]),
+//! running-app limits and ACLs ([`Acl`]), and a read-only snapshot for display.
+//!
+//! Nodes, containers and requests belong to `weft-core`, which drives this
+//! crate: it tells the tree about usage and pending work and asks it in which
+//! order to offer a node to apps.
+
+pub mod acl;
+pub mod alloc_file;
+pub mod config;
+pub mod fair_share;
+pub mod groups;
+pub mod placement;
+pub mod policy;
+pub mod site;
+
+pub use acl::{Acl, QueueAccess};
+pub use config::{AllocConfig, AmShare, QueueConfig, QueueKind};
+pub use placement::{PlacementPolicy, PlacementRule, RuleKind};
+pub use policy::Policy;

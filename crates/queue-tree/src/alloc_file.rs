@@ -1,0 +1,1 @@
+//! Parsing and validation of `fair-scheduler.xml` into an `AllocConfig`.

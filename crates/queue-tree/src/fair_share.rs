@@ -1,0 +1,1 @@
+//! Hadoop ComputeFairShares: splitting a total among weighted schedulables with min and max shares.

@@ -1,0 +1,1 @@
+//! Group mapping: which groups a user belongs to (first is the primary group).

@@ -1,0 +1,1 @@
+//! Site settings: the `yarn.scheduler.*` properties of a Hadoop-style configuration file.
