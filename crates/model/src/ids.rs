@@ -60,7 +60,7 @@ impl AppId {
             shift -= 4;
             key |= u128::from(code) << shift;
         };
-        let mut digits = |mut n: u64, min_width: usize| {
+        let digits = |mut n: u64, min_width: usize| {
             let mut buf = [0u8; 20];
             let mut len = 0;
             loop {
