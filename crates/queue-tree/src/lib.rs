@@ -11,14 +11,27 @@
 
 pub mod acl;
 pub mod alloc_file;
+mod apps;
 pub mod config;
 pub mod fair_share;
 pub mod groups;
+mod invariants;
+mod limits;
+mod ordering;
 pub mod placement;
 pub mod policy;
+mod shares;
 pub mod site;
+mod snapshot;
+mod tree;
 
 pub use acl::{Acl, QueueAccess};
+pub use apps::{AddAppError, AddedApp, MoveAppError, NewApp, Visit, WaitReason};
 pub use config::{AllocConfig, AmShare, QueueConfig, QueueKind};
+pub use invariants::InvariantViolation;
 pub use placement::{PlacementPolicy, PlacementRule, RuleKind};
 pub use policy::Policy;
+pub use snapshot::QueueSnapshot;
+pub use tree::{
+    AppHandle, ConfigApplied, QueueCreateError, QueueId, QueueSettings, QueueTree, TreeSettings,
+};
