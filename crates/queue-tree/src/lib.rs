@@ -28,8 +28,14 @@ mod tree;
 pub use acl::{Acl, QueueAccess};
 pub use apps::{AddAppError, AddedApp, MoveAppError, NewApp, Visit, WaitReason};
 pub use config::{AllocConfig, AmShare, QueueConfig, QueueKind};
+pub use groups::{
+    GroupFile, GroupFileError, GroupFileProblem, GroupMapping, NameKind, NoGroups, StaticGroups,
+};
 pub use invariants::InvariantViolation;
-pub use placement::{PlacementPolicy, PlacementRule, RuleKind};
+pub use placement::{
+    ContinueReason, ExistingQueue, Placement, PlacementPolicy, PlacementRejection,
+    PlacementRequest, PlacementRule, QueueLookup, RuleKind, SkippedRule,
+};
 pub use policy::Policy;
 pub use snapshot::QueueSnapshot;
 pub use tree::{

@@ -914,6 +914,18 @@ impl QueueTree {
     }
 }
 
+/// Placement asks the live tree which queues exist; "configured" means
+/// declared in the allocation file in force.
+impl crate::placement::QueueLookup for QueueTree {
+    fn queue_kind(&self, path: &QueuePath) -> Option<crate::placement::ExistingQueue> {
+        let queue = self.queue(self.queue_id(path)?);
+        Some(crate::placement::ExistingQueue {
+            kind: queue.kind,
+            configured: queue.configured,
+        })
+    }
+}
+
 impl Queue {
     fn new(
         path: QueuePath,
