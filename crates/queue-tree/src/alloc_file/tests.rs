@@ -576,6 +576,33 @@ fn unknown_policy() {
 }
 
 #[test]
+fn an_invalid_policy_does_not_cascade() {
+    check_err(
+        r#"<allocations>
+  <queue name="a">
+    <schedulingPolicy>best</schedulingPolicy>
+    <queue name="b"><schedulingPolicy>drf</schedulingPolicy></queue>
+  </queue>
+</allocations>"#,
+        expect![[r#"
+            3:5 [unknown-policy] allocations/queue[@name="a"]/schedulingPolicy: unknown scheduling policy "best" (expected fair, fifo or drf)
+        "#]],
+    );
+    check_err(
+        r#"<allocations>
+  <defaultQueueSchedulingPolicy>dfr</defaultQueueSchedulingPolicy>
+  <queue name="root">
+    <schedulingPolicy>fair</schedulingPolicy>
+    <queue name="a"><schedulingPolicy>drf</schedulingPolicy></queue>
+  </queue>
+</allocations>"#,
+        expect![[r#"
+            2:3 [unknown-policy] allocations/defaultQueueSchedulingPolicy: unknown scheduling policy "dfr" (expected fair, fifo or drf)
+        "#]],
+    );
+}
+
+#[test]
 fn bad_numbers() {
     check_err(
         r#"<allocations>
@@ -1252,6 +1279,62 @@ proptest! {
     }
 }
 
+const RULE_NAMES: [&str; 7] = [
+    "specified",
+    "user",
+    "primaryGroup",
+    "secondaryGroupExistingQueue",
+    "nestedUserQueue",
+    "default",
+    "reject",
+];
+
+fn rule_xml(name: usize, create: bool, nested: Option<(usize, bool)>) -> String {
+    let open = format!("<rule name=\"{}\" create=\"{create}\"", RULE_NAMES[name]);
+    match nested {
+        None => format!("{open}/>"),
+        Some((n, c)) => format!("{open}>{}</rule>", rule_xml(n, c, None)),
+    }
+}
+
+proptest! {
+    #[test]
+    fn accepted_rule_chains_end_in_exactly_one_terminal_rule(
+        rules in proptest::collection::vec(
+            (0..7usize, any::<bool>(), proptest::option::of((0..7usize, any::<bool>()))),
+            1..5,
+        )
+    ) {
+        let body: String = rules.iter().map(|(n, c, nested)| rule_xml(*n, *c, *nested)).collect();
+        let text = format!("<allocations><queuePlacementPolicy>{body}</queuePlacementPolicy></allocations>");
+        match parse_alloc_file(&text) {
+            Ok(loaded) => {
+                let policy = loaded.config.placement.unwrap();
+                prop_assert_eq!(policy.rules.len(), rules.len());
+                let (last, before) = policy.rules.split_last().unwrap();
+                prop_assert!(last.is_terminal());
+                prop_assert!(before.iter().all(|r| !r.is_terminal()));
+            }
+            Err(err) => {
+                for p in &err.problems {
+                    prop_assert!(
+                        matches!(
+                            p.kind.code(),
+                            "unreachable-rule"
+                                | "last-rule-not-terminal"
+                                | "nested-rule-not-allowed"
+                                | "missing-nested-rule"
+                                | "invalid-parent-rule"
+                                | "parent-rule-same-type"
+                        ),
+                        "{}", p
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Every finding has a position inside the text and a path.
 fn check_located(text: &str) -> Result<(), TestCaseError> {
     let n_lines = text.lines().count().max(1) + 1;
@@ -1275,4 +1358,25 @@ fn check_located(text: &str) -> Result<(), TestCaseError> {
         prop_assert!(!element.is_empty());
     }
     Ok(())
+}
+
+#[test]
+fn byte_order_mark_and_crlf() {
+    check(
+        "\u{feff}<?xml version=\"1.0\"?>\r\n<allocations>\r\n  <queue name=\"a\"><weight>3</weight></queue>\r\n</allocations>\r\n",
+        expect![[r#"
+            queues:
+              root parent
+              root.a leaf weight=3
+              root.default leaf
+            defaults: policy=fair maxApps=- userMaxApps=- maxResources=- maxAMShare=0.5 minShareTimeout=forever fairShareTimeout=forever fairShareThreshold=0.5
+            placement: none
+        "#]],
+    );
+    check_err(
+        "\u{feff}<allocations>\r\n  <queue name=\"a\"><weight>x</weight></queue>\r\n</allocations>\r\n",
+        expect![[r#"
+            2:19 [not-a-number] allocations/queue[@name="a"]/weight: "x" is not a non-negative decimal number such as 1 or 2.5
+        "#]],
+    );
 }

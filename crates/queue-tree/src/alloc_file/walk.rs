@@ -79,6 +79,9 @@ const IN_USER: &str = "a user element";
 
 /// Parses a whole file; see `parse_alloc_file`.
 pub(super) fn parse(text: &str) -> Result<LoadedAllocConfig, AllocFileError> {
+    // quick-xml skips a byte order mark without counting it; dropping it here
+    // keeps the reader's offsets and ours the same.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut sink = Sink::new(text);
     let config = match dom::parse_document(text) {
         Err(err) => {
@@ -336,6 +339,9 @@ struct Walker<'s, 't> {
     sink: &'s mut Sink<'t>,
     config: AllocConfig,
     declared: BTreeMap<QueuePath, Declared>,
+    /// `defaultQueueSchedulingPolicy` was given but invalid: policy checks
+    /// would only report consequences of that one problem.
+    default_policy_broken: bool,
 }
 
 impl<'s, 't> Walker<'s, 't> {
@@ -346,6 +352,7 @@ impl<'s, 't> Walker<'s, 't> {
             sink,
             config,
             declared: BTreeMap::new(),
+            default_policy_broken: false,
         }
     }
 
@@ -528,8 +535,9 @@ impl<'s, 't> Walker<'s, 't> {
                 }
                 "defaultQueueSchedulingPolicy" | "defaultQueueSchedulingMode" => {
                     if self.first(&mut seen, "defaultQueueSchedulingPolicy", el, &element) {
-                        if let Some(policy) = self.policy(el, &element) {
-                            self.config.default_policy = policy;
+                        match self.policy(el, &element) {
+                            Some(policy) => self.config.default_policy = policy,
+                            None => self.default_policy_broken = true,
                         }
                     }
                 }
@@ -748,8 +756,9 @@ impl<'s, 't> Walker<'s, 't> {
         if let (Some(min), Some(ResourceSpec::Absolute(max))) =
             (config.min_resources, config.max_resources)
         {
-            if !min.fits_in(&max) {
-                let (_, at, min_element) = &seen.first["minResources"];
+            if let (false, Some((_, at, min_element))) =
+                (min.fits_in(&max), seen.first.get("minResources"))
+            {
                 let (at, min_element) = (*at, min_element.clone());
                 self.sink
                     .error(at, &min_element, ProblemKind::MinAboveMax { min, max });
@@ -952,6 +961,13 @@ impl<'s, 't> Walker<'s, 't> {
     /// Hadoop's policy rules, applied after defaults: no `fifo` parent, and
     /// every parent's policy accepts each child's.
     fn check_policies(&mut self) {
+        if self.default_policy_broken {
+            return;
+        }
+        // A queue whose schedulingPolicy was invalid has no policy to check.
+        let broken = |path: &QueuePath, queue: &QueueConfig| {
+            queue.policy.is_none() && self.declared.get(path).is_some_and(|d| d.policy.is_some())
+        };
         let default_policy = self.config.default_policy;
         let effective = |q: &QueueConfig| match q.policy {
             Some(policy) => (policy, false),
@@ -978,8 +994,11 @@ impl<'s, 't> Walker<'s, 't> {
             let Some(parent) = self.config.queues.get(&parent_path) else {
                 continue;
             };
-            if parent.policy == Some(Policy::Fifo) {
-                // Already reported as a fifo parent.
+            if parent.policy == Some(Policy::Fifo)
+                || broken(path, queue)
+                || broken(&parent_path, parent)
+            {
+                // Already reported, as a fifo parent or an invalid policy.
                 continue;
             }
             let (parent_policy, parent_from_default) = effective(parent);
