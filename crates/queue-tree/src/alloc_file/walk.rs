@@ -968,15 +968,8 @@ impl<'s, 't> Walker<'s, 't> {
         let broken = |path: &QueuePath, queue: &QueueConfig| {
             queue.policy.is_none() && self.declared.get(path).is_some_and(|d| d.policy.is_some())
         };
-        let default_policy = self.config.default_policy;
-        let effective = |q: &QueueConfig| match q.policy {
-            Some(policy) => (policy, false),
-            // A fifo default applies to leaves; parents fall back to fair.
-            None if default_policy == Policy::Fifo && q.kind == QueueKind::Parent => {
-                (Policy::Fair, true)
-            }
-            None => (default_policy, true),
-        };
+        let config = &self.config;
+        let effective = |q: &QueueConfig| (config.effective_policy(q), q.policy.is_none());
         let mut found = Vec::new();
         for (path, queue) in &self.config.queues {
             if queue.kind == QueueKind::Parent && queue.policy == Some(Policy::Fifo) {
