@@ -167,6 +167,30 @@ impl AllocConfig {
         self.queues.get(path)
     }
 
+    /// The policy `queue` runs with once the default is applied: its own, or
+    /// `default_policy`, except that a `fifo` default falls back to `fair` for
+    /// parents (fifo orders apps only).
+    ///
+    /// ```
+    /// use weft_model::QueuePath;
+    /// use weft_queue_tree::{AllocConfig, Policy, QueueConfig, QueueKind};
+    ///
+    /// let config = AllocConfig { default_policy: Policy::Fifo, ..AllocConfig::default() };
+    /// let parent = QueueConfig::new(QueuePath::parse("a").unwrap(), QueueKind::Parent);
+    /// let leaf = QueueConfig::new(QueuePath::parse("a.b").unwrap(), QueueKind::Leaf);
+    /// assert_eq!(config.effective_policy(&parent), Policy::Fair);
+    /// assert_eq!(config.effective_policy(&leaf), Policy::Fifo);
+    /// ```
+    pub fn effective_policy(&self, queue: &QueueConfig) -> Policy {
+        match queue.policy {
+            Some(policy) => policy,
+            None if self.default_policy == Policy::Fifo && queue.kind == QueueKind::Parent => {
+                Policy::Fair
+            }
+            None => self.default_policy,
+        }
+    }
+
     /// The running-app limit for `user` (`None` is unlimited).
     pub fn user_max_apps(&self, user: &str) -> Option<u32> {
         self.user_max_apps
