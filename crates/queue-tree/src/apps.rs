@@ -387,6 +387,20 @@ impl QueueTree {
         self.queue_mut(leaf).am_usage += am;
     }
 
+    /// Records that an app's AM container ended before the app did (a new
+    /// attempt will start another): its size no longer counts against the AM share.
+    pub fn am_stopped(&mut self, h: AppHandle) {
+        let app = self.app(h);
+        if !app.am_started {
+            return;
+        }
+        let (leaf, am, runnable) = (app.queue, app.am_resource, app.runnable);
+        self.app_mut(h).am_started = false;
+        if runnable {
+            self.queue_mut(leaf).am_usage -= am;
+        }
+    }
+
     /// The app with this id.
     pub fn app_handle(&self, id: AppId) -> Option<AppHandle> {
         self.app_ids.get(&id).copied()

@@ -26,6 +26,10 @@ mod snapshot;
 mod tree;
 
 pub use acl::{Acl, QueueAccess};
+pub use alloc_file::{
+    AllocFileError, AllocFileProblem, AllocFileWarning, LoadedAllocConfig, ProblemKind,
+    WarningKind, parse_alloc_file,
+};
 pub use apps::{AddAppError, AddedApp, MoveAppError, NewApp, Visit, WaitReason};
 pub use config::{AllocConfig, AmShare, QueueConfig, QueueKind};
 pub use groups::{

@@ -1,0 +1,476 @@
+//! Scheduling on one node's heartbeat, in Hadoop's order: resources freed by
+//! preemption go back to the app they were freed for; then the node's
+//! reservation is served; then the tree is walked (root → children in policy
+//! order → leaf → apps in policy order → each app's requests by priority)
+//! until nothing more is assigned or the heartbeat's quota is reached.
+//!
+//! Deciding is split from committing: while the tree is walked (borrowed), an
+//! app only decides what it would take; the allocation or reservation is
+//! then booked. That keeps the walk a plain read of the ordered sets.
+
+use std::cmp::Ordering;
+
+use weft_model::{Resource, Time};
+use weft_queue_tree::site::{HeartbeatAssignment, LocalityRelaxation, MaxAssign};
+use weft_queue_tree::{AppHandle, QueueTree, Visit};
+
+use crate::calc::policy_compare;
+use crate::nodes::{Node, NodeIdx, Nodes, Reservation};
+use crate::output::{Event, Locality};
+use crate::requests::{KeyState, Location, SchedKey};
+use crate::rm::{ActiveApp, ResourceManager};
+
+/// What an app decided to do with the node it was offered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    Allocate {
+        app: AppHandle,
+        key: SchedKey,
+        locality: Locality,
+    },
+    Reserve {
+        app: AppHandle,
+        key: SchedKey,
+        locality: Locality,
+    },
+}
+
+/// The read-only context an app needs to decide.
+struct Ctx<'a> {
+    tree: &'a QueueTree,
+    nodes: &'a Nodes,
+    node: &'a Node,
+    node_idx: NodeIdx,
+    relaxation: LocalityRelaxation,
+    n_nodes: u32,
+    reservation_threshold: Resource,
+    reservable_nodes: f64,
+    now: Time,
+}
+
+impl ResourceManager {
+    /// Everything a heartbeat may assign on the node.
+    pub(crate) fn schedule_node(&mut self, now: Time, idx: NodeIdx) {
+        if !self.nodes.get(idx).preempted_for.is_empty() {
+            self.hand_back_preempted(now, idx);
+        }
+        if self.nodes.get(idx).reservation.is_some() && self.serve_reservation(now, idx) {
+            return;
+        }
+        let min = self.settings.scheduler.min_allocation();
+        let mode = self.settings.scheduler.heartbeat_assignment();
+        let max_to_assign = self.nodes.get(idx).available().scale_down(0.5);
+        let mut n_assigned: u32 = 0;
+        let mut assigned = Resource::ZERO;
+        loop {
+            let node = self.nodes.get(idx);
+            // Weft offers a node only while it can hold the smallest container
+            // (Hadoop's continuous scheduler's rule; its heartbeat path walks
+            // full nodes too). See docs/scheduling.md.
+            if node.reservation.is_some() || !min.fits_in(&node.available()) {
+                break;
+            }
+            let Some(decision) = self.decide_on_walk(now, idx) else {
+                break;
+            };
+            match self.commit(now, idx, decision, false) {
+                Some(resource) => {
+                    n_assigned += 1;
+                    assigned += resource;
+                }
+                None => break,
+            }
+            let more = match mode {
+                HeartbeatAssignment::One => false,
+                // `fits_in` is "≤", so one container may overshoot half, as in Hadoop.
+                HeartbeatAssignment::HalfOfUnallocated => assigned.fits_in(&max_to_assign),
+                HeartbeatAssignment::AtMost(MaxAssign::Unlimited) => true,
+                HeartbeatAssignment::AtMost(MaxAssign::AtMost(n)) => n_assigned < n.get(),
+            };
+            if !more {
+                break;
+            }
+        }
+    }
+
+    /// Walks the tree once and returns the first app's decision.
+    fn decide_on_walk(&mut self, now: Time, idx: NodeIdx) -> Option<Decision> {
+        let ctx = Ctx {
+            tree: &self.tree,
+            nodes: &self.nodes,
+            node: self.nodes.get(idx),
+            node_idx: idx,
+            relaxation: self.settings.scheduler.locality_relaxation(),
+            n_nodes: self.nodes.n_running,
+            reservation_threshold: self.settings.scheduler.reservation_threshold(),
+            reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+            now,
+        };
+        let active = &mut self.active;
+        self.tree.walk(|h| {
+            let Some(app) = active[h.index()].as_mut() else {
+                return Visit::Pass;
+            };
+            match decide(&ctx, app, None) {
+                Some(d) => Visit::Took(d),
+                None => Visit::Pass,
+            }
+        })
+    }
+
+    /// Books a decision. Returns the resource allocated, or `None` for a reservation.
+    fn commit(
+        &mut self,
+        now: Time,
+        idx: NodeIdx,
+        decision: Decision,
+        from_reservation: bool,
+    ) -> Option<Resource> {
+        match decision {
+            Decision::Allocate { app, key, locality } => {
+                if from_reservation {
+                    self.release_reservation(idx, "its container was allocated");
+                }
+                let resource = self.allocate_container(now, app, idx, key, locality);
+                // After an allocation the allowed level comes back down to what
+                // was achieved, and the time-based wait starts again.
+                if let Some(state) = self.active_mut(app).requests.keys.get_mut(&key) {
+                    if state.allowed.is_some_and(|allowed| locality < allowed) {
+                        state.allowed = Some(locality);
+                    }
+                    state.last_scheduled = Some(now);
+                }
+                Some(resource)
+            }
+            Decision::Reserve { app, key, locality } => {
+                let app_id = self.active(app).id;
+                let node = self.nodes.get_mut(idx);
+                let fresh = node.reservation.is_none();
+                node.reservation = Some(Reservation {
+                    app,
+                    key,
+                    priority: key.priority,
+                    resource: key.capability,
+                    off_switch: locality == Locality::OffSwitch,
+                });
+                let node_id = node.id.clone();
+                self.active_mut(app).reservations.insert(idx);
+                if fresh {
+                    self.counters.reservations += 1;
+                    self.events.push(Event::ContainerReserved {
+                        app: app_id,
+                        node: node_id,
+                        resource: key.capability,
+                        priority: key.priority,
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    /// Hadoop's `assignReservedContainer`: drop the reservation if the app can
+    /// no longer use it; otherwise try to fill it. Returns true when the
+    /// reservation is (still) valid, which ends this heartbeat's scheduling.
+    fn serve_reservation(&mut self, now: Time, idx: NodeIdx) -> bool {
+        let res = self.nodes.get(idx).reservation.expect("caller checked");
+        let h = res.app;
+        let valid = self.active[h.index()].as_ref().is_some_and(|app| {
+            !app.finishing
+                && app.requests.keys.get(&res.key).is_some_and(|state| {
+                    has_container_for_node(&res.key, state, self.nodes.get(idx))
+                })
+                && (self.tree.app_am_started(h)
+                    || self.tree.app_is_unmanaged(h)
+                    || self.tree.can_start_am(h))
+                && self
+                    .tree
+                    .fits_in_max_share(self.tree.app_queue(h), res.resource)
+        });
+        if !valid {
+            self.release_reservation(idx, "the application can no longer use it");
+            return false;
+        }
+        if res.resource.fits_in(&self.nodes.get(idx).available()) {
+            let ctx = Ctx {
+                tree: &self.tree,
+                nodes: &self.nodes,
+                node: self.nodes.get(idx),
+                node_idx: idx,
+                relaxation: self.settings.scheduler.locality_relaxation(),
+                n_nodes: self.nodes.n_running,
+                reservation_threshold: self.settings.scheduler.reservation_threshold(),
+                reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+                now,
+            };
+            let app = self.active[h.index()].as_mut().expect("checked above");
+            if let Some(decision) = decide(&ctx, app, Some(res.key)) {
+                self.commit(now, idx, decision, true);
+            }
+        }
+        true
+    }
+
+    /// Offers the node to apps it holds preempted resources for, until each
+    /// got its amount back or takes nothing more.
+    fn hand_back_preempted(&mut self, now: Time, idx: NodeIdx) {
+        let entries: Vec<(AppHandle, Resource)> = self
+            .nodes
+            .get(idx)
+            .preempted_for
+            .iter()
+            .map(|(h, r)| (*h, *r))
+            .collect();
+        for (h, amount) in entries {
+            let mut left = amount;
+            while left.any_positive()
+                && self.active[h.index()]
+                    .as_ref()
+                    .is_some_and(|a| !a.finishing)
+            {
+                let ctx = Ctx {
+                    tree: &self.tree,
+                    nodes: &self.nodes,
+                    node: self.nodes.get(idx),
+                    node_idx: idx,
+                    relaxation: self.settings.scheduler.locality_relaxation(),
+                    n_nodes: self.nodes.n_running,
+                    reservation_threshold: self.settings.scheduler.reservation_threshold(),
+                    reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+                    now,
+                };
+                let app = self.active[h.index()].as_mut().expect("checked");
+                let Some(decision @ Decision::Allocate { .. }) = decide(&ctx, app, None) else {
+                    break;
+                };
+                let Some(resource) = self.commit(now, idx, decision, false) else {
+                    break;
+                };
+                left -= resource;
+            }
+            let node = self.nodes.get_mut(idx);
+            if left.any_positive() && self.active[h.index()].is_some() {
+                node.preempted_for.insert(h, left);
+            } else {
+                node.preempted_for.remove(&h);
+            }
+        }
+    }
+
+    /// Drops the node's reservation, if any.
+    pub(crate) fn release_reservation(&mut self, idx: NodeIdx, reason: &str) {
+        let node = self.nodes.get_mut(idx);
+        let Some(res) = node.reservation.take() else {
+            return;
+        };
+        let node_id = node.id.clone();
+        if let Some(app) = self.active[res.app.index()].as_mut() {
+            app.reservations.remove(&idx);
+            let app_id = app.id;
+            self.events.push(Event::ReservationReleased {
+                app: app_id,
+                node: node_id,
+                reason: reason.to_owned(),
+            });
+        }
+    }
+}
+
+/// Hadoop's `FSAppAttempt.assignContainer(node)`, deciding only. With
+/// `reserved_key`, only that key is tried (the node is reserved for it).
+fn decide(ctx: &Ctx<'_>, app: &mut ActiveApp, reserved_key: Option<SchedKey>) -> Option<Decision> {
+    let h = app.handle;
+    let tree = ctx.tree;
+    let node = ctx.node;
+    if app.finishing || app.blacklist.contains(&node.name) || app.blacklist.contains(&node.rack) {
+        return None;
+    }
+    // An app whose AM has not started may only take its AM container, and
+    // only within the leaf's AM share.
+    if !tree.app_am_started(h)
+        && !tree.app_is_unmanaged(h)
+        && (app.requests.first_key().is_none() || !tree.can_start_am(h))
+    {
+        return None;
+    }
+    let leaf = tree.app_queue(h);
+    for (key, state) in app.requests.keys.iter_mut() {
+        if let Some(reserved) = reserved_key {
+            if *key != reserved {
+                continue;
+            }
+        } else if !has_container_for_node(key, state, node)
+            || !tree.fits_in_max_share(leaf, key.capability)
+        {
+            continue;
+        }
+        state.opportunities += 1;
+        let allowed = allowed_locality(state, ctx);
+        let rack_count = state.rack_count(&node.rack);
+        let node_count = state.node_count(&node.name);
+        // Hadoop returns from the key loop once a level applies, whether or
+        // not the container could be placed: lower priorities wait.
+        if rack_count > 0 && node_count > 0 {
+            return place(
+                ctx,
+                app.handle,
+                &app.reservations,
+                *key,
+                Locality::NodeLocal,
+                reserved_key.is_some(),
+            );
+        }
+        if !state.can_relax_beyond(Location::Rack(&node.rack)) {
+            continue;
+        }
+        if rack_count > 0 && allowed >= Locality::RackLocal {
+            return place(
+                ctx,
+                app.handle,
+                &app.reservations,
+                *key,
+                Locality::RackLocal,
+                reserved_key.is_some(),
+            );
+        }
+        if !state.can_relax_beyond(Location::Any) {
+            continue;
+        }
+        if state.any_count() > 0
+            && (state.unique_locations() <= 1 || allowed == Locality::OffSwitch)
+        {
+            return place(
+                ctx,
+                app.handle,
+                &app.reservations,
+                *key,
+                Locality::OffSwitch,
+                reserved_key.is_some(),
+            );
+        }
+    }
+    None
+}
+
+/// Allocate if the container fits the node's free resources, else reserve
+/// if Hadoop's rules allow it.
+fn place(
+    ctx: &Ctx<'_>,
+    h: AppHandle,
+    reservations: &std::collections::BTreeSet<NodeIdx>,
+    key: SchedKey,
+    locality: Locality,
+    reserved: bool,
+) -> Option<Decision> {
+    let node = ctx.node;
+    if key.capability.fits_in(&node.available()) {
+        return Some(Decision::Allocate {
+            app: h,
+            key,
+            locality,
+        });
+    }
+    if reserved {
+        // The reservation stays; nothing changes until the node has room.
+        return None;
+    }
+    let tree = ctx.tree;
+    let policy = tree.queue_settings(tree.app_queue(h)).policy;
+    let cluster = tree.cluster_capacity();
+    let starved = policy_compare(
+        policy,
+        &cluster,
+        &tree.app_usage(h),
+        &tree.app_fair_share(h),
+    ) == Ordering::Less;
+    let big_enough = policy_compare(
+        policy,
+        &cluster,
+        &key.capability,
+        &ctx.reservation_threshold,
+    ) != Ordering::Less;
+    let free_for_app = node.reservation.is_none_or(|r| r.app == h);
+    let waiting_for_preempted = node.preempted_for.contains_key(&h);
+    if !starved || !big_enough || !free_for_app || waiting_for_preempted {
+        return None;
+    }
+    if locality != Locality::NodeLocal {
+        // Cap reservations for relaxed requests at a share of the rack's (or
+        // the cluster's) nodes.
+        let off_switch = locality == Locality::OffSwitch;
+        let existing = reservations
+            .iter()
+            .filter(|idx| **idx != ctx.node_idx)
+            .filter(|idx| off_switch || ctx.nodes.get(**idx).rack == node.rack)
+            .count();
+        let total = if off_switch {
+            ctx.n_nodes as usize
+        } else {
+            ctx.nodes.n_in_rack(&node.rack)
+        };
+        let allowed = (total as f64 * ctx.reservable_nodes).ceil() as usize;
+        if existing >= allowed {
+            return None;
+        }
+    }
+    Some(Decision::Reserve {
+        app: h,
+        key,
+        locality,
+    })
+}
+
+/// Hadoop's `hasContainerForNode`: something is asked anywhere; if the app
+/// will not relax beyond its racks, this node's rack is asked for; if it will
+/// not relax beyond this rack, this node is asked for; and the container fits
+/// the node's total capability.
+pub(crate) fn has_container_for_node(key: &SchedKey, state: &KeyState, node: &Node) -> bool {
+    let any = state.any_count() > 0;
+    let rack_asked = state.rack_count(&node.rack) > 0;
+    let node_asked = state.node_count(&node.name) > 0;
+    any && (state.can_relax_beyond(Location::Any) || rack_asked)
+        && (!rack_asked || state.can_relax_beyond(Location::Rack(&node.rack)) || node_asked)
+        && key.capability.fits_in(&node.capability)
+}
+
+/// The locality level a key may use now (delay scheduling), raising it when
+/// enough opportunities were passed over or enough time went by.
+fn allowed_locality(state: &mut KeyState, ctx: &Ctx<'_>) -> Locality {
+    let LocalityRelaxation::Delayed {
+        opportunities,
+        time,
+    } = ctx.relaxation
+    else {
+        return Locality::OffSwitch;
+    };
+    let Some(allowed) = state.allowed else {
+        state.allowed = Some(Locality::NodeLocal);
+        state.last_scheduled = Some(ctx.now);
+        return Locality::NodeLocal;
+    };
+    if allowed == Locality::OffSwitch {
+        return allowed;
+    }
+    let at_node = allowed == Locality::NodeLocal;
+    let by_opportunities = opportunities.is_some_and(|t| {
+        let threshold = if at_node { t.node.get() } else { t.rack.get() };
+        state.opportunities as f64 > f64::from(ctx.n_nodes) * threshold
+    });
+    let by_time = time.is_some_and(|t| {
+        let wait = if at_node { t.node } else { t.rack };
+        state
+            .last_scheduled
+            .is_some_and(|since| ctx.now.since(since) > wait)
+    });
+    if by_opportunities || by_time {
+        let next = if at_node {
+            Locality::RackLocal
+        } else {
+            Locality::OffSwitch
+        };
+        state.allowed = Some(next);
+        state.opportunities = 0;
+        state.last_scheduled = Some(ctx.now);
+    }
+    state.allowed.expect("set above")
+}

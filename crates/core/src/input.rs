@@ -1,0 +1,200 @@
+//! Everything that can happen to the ResourceManager, as one closed enum of
+//! plain data (`Input`); each arrives with the time it happened, passed to
+//! `ResourceManager::handle`.
+//!
+//! Turning HTTP bodies, simulator events or test fixtures into these values is
+//! the drivers' job.
+
+use weft_model::{AppId, AppPriority, ContainerId, NodeId, Priority, QueuePath, Resource};
+use weft_queue_tree::AllocConfig;
+
+use crate::settings::CoreSettings;
+
+/// One input to the state machine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// A NodeManager joined (or re-joined after an RM restart, with its running containers).
+    NodeRegistered(NodeRegistration),
+    /// A NodeManager's periodic report; the main scheduling trigger.
+    NodeHeartbeat(NodeHeartbeat),
+    /// A NodeManager left cleanly, or was decommissioned.
+    NodeUnregistered {
+        /// The node.
+        node: NodeId,
+        /// True when an operator decommissioned it (its containers are stopped as lost either way).
+        decommissioned: bool,
+    },
+    /// A client asks for a new application id (YARN's `new-application`).
+    NewApplication,
+    /// A client submits an application.
+    AppSubmitted(Submission),
+    /// The application master registered with the RM.
+    AmRegistered {
+        /// The application.
+        app: AppId,
+    },
+    /// The application master's periodic call: new asks, releases, blacklist, progress.
+    Allocate(AllocateRequest),
+    /// The application master says it is done.
+    AttemptFinished {
+        /// The application.
+        app: AppId,
+        /// How it ended.
+        outcome: FinalStatus,
+        /// Its own words about why.
+        diagnostics: String,
+    },
+    /// Someone killed the application.
+    KillApp {
+        /// The application.
+        app: AppId,
+        /// Why, for the diagnostics (for example "killed by user alice").
+        reason: String,
+    },
+    /// Move an application to another leaf queue.
+    MoveApp {
+        /// The application.
+        app: AppId,
+        /// The target leaf.
+        queue: QueuePath,
+    },
+    /// Change an application's priority.
+    SetAppPriority {
+        /// The application.
+        app: AppId,
+        /// The new priority.
+        priority: AppPriority,
+    },
+    /// A new, validated allocation file.
+    AllocConfigReplaced(Box<AllocConfig>),
+    /// New scheduler settings.
+    SettingsReplaced(Box<CoreSettings>),
+    /// Time passed; nothing else happened. Drivers send it at `next_deadline()`.
+    Tick,
+}
+
+/// A NodeManager registering.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeRegistration {
+    /// `host:port`.
+    pub node: NodeId,
+    /// Network location, e.g. `/rack1` (`/default-rack` when unknown).
+    pub rack: String,
+    /// What the node offers.
+    pub capability: Resource,
+    /// The node's HTTP address, echoed to AMs with its containers.
+    pub http_address: String,
+    /// Containers still running on the node (after an RM restart).
+    pub running: Vec<RecoveredContainer>,
+}
+
+/// A container a re-registering node still runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecoveredContainer {
+    /// The container.
+    pub container: ContainerId,
+    /// Its size.
+    pub resource: Resource,
+    /// Its request priority.
+    pub priority: Priority,
+}
+
+/// A NodeManager heartbeat.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeHeartbeat {
+    /// The node.
+    pub node: NodeId,
+    /// Containers the node reports on; ones it does not mention are unchanged.
+    pub statuses: Vec<ContainerStatus>,
+}
+
+/// What a node says about one container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContainerStatus {
+    /// The container.
+    pub container: ContainerId,
+    /// Running, or complete with an exit status.
+    pub state: ContainerState,
+}
+
+/// A container's state as a node reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContainerState {
+    /// The process runs.
+    Running,
+    /// The process ended.
+    Complete {
+        /// Its exit status (YARN's conventions: 0 success, negative codes from YARN itself).
+        exit_status: i32,
+    },
+}
+
+/// An application submission.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submission {
+    /// The id from `NewApplication` (or any unused id).
+    pub app: AppId,
+    /// The submitting user.
+    pub user: String,
+    /// The user's groups, primary first, as the driver's group mapping says.
+    pub groups: Vec<String>,
+    /// The queue asked for, as typed (placement decides where it goes).
+    pub queue: Option<String>,
+    /// Application priority.
+    pub priority: AppPriority,
+    /// The AM container's size, or `None` for an unmanaged AM.
+    pub am_resource: Option<Resource>,
+    /// Application name.
+    pub name: String,
+    /// Application type (`MAPREDUCE`, `SPARK`, ...).
+    pub app_type: String,
+    /// Free-form tags.
+    pub tags: Vec<String>,
+}
+
+/// An AM's allocate call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllocateRequest {
+    /// The application.
+    pub app: AppId,
+    /// New or replaced asks: each replaces any earlier ask with the same
+    /// priority, resource name and capability (as YARN's do).
+    pub asks: Vec<Ask>,
+    /// Containers the AM gives back.
+    pub releases: Vec<ContainerId>,
+    /// Hosts or racks to add to the app's blacklist.
+    pub blacklist_additions: Vec<String>,
+    /// Hosts or racks to remove from it.
+    pub blacklist_removals: Vec<String>,
+    /// The AM's progress, 0 to 1.
+    pub progress: f32,
+}
+
+/// One resource request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    /// Request priority (smaller is served first).
+    pub priority: Priority,
+    /// A host name, a rack name, or `*` for anywhere.
+    pub resource_name: String,
+    /// Container size (normalised by the RM).
+    pub capability: Resource,
+    /// How many containers (0 cancels).
+    pub num_containers: u32,
+    /// Whether the scheduler may go beyond this location (YARN's `relaxLocality`).
+    pub relax_locality: bool,
+}
+
+/// How an attempt ended, as the AM reports it (YARN's `FinalApplicationStatus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FinalStatus {
+    /// Success.
+    Succeeded,
+    /// Failure.
+    Failed,
+    /// Killed.
+    Killed,
+}
+
+/// The name YARN uses for "anywhere" in a resource request.
+pub const ANY: &str = "*";

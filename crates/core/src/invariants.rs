@@ -1,0 +1,145 @@
+//! `ResourceManager::check_invariants`: the core's books checked from scratch
+//! (nodes within capacity, queues within max shares, usage sums consistent
+//! from containers up to root, every container owned by exactly one app and
+//! one node), for tests, property tests and the simulator after every step.
+
+use std::collections::BTreeMap;
+
+use weft_model::Resource;
+
+use crate::rm::ResourceManager;
+
+/// Broken books: always a bug in Weft, never bad input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("resource manager invariants broken:\n{}", .problems.join("\n"))]
+pub struct CoreInvariantViolation {
+    /// One line per problem.
+    pub problems: Vec<String>,
+}
+
+impl ResourceManager {
+    /// Checks every invariant the core maintains, and the tree's.
+    pub fn check_invariants(&self) -> Result<(), CoreInvariantViolation> {
+        let mut problems = Vec::new();
+        if let Err(e) = self.tree.check_invariants() {
+            problems.extend(e.problems);
+        }
+        let mut per_app: BTreeMap<usize, Resource> = BTreeMap::new();
+        let mut capacity = Resource::ZERO;
+        for idx in self.nodes.indices() {
+            let node = self.nodes.get(idx);
+            capacity += node.capability;
+            let mut sum = Resource::ZERO;
+            for (pos, c) in node.containers.iter().enumerate() {
+                let Some(container) = self.containers[c.0 as usize].as_ref() else {
+                    problems.push(format!("node {} lists a freed container slot", node.id));
+                    continue;
+                };
+                if container.node != idx || container.node_pos as usize != pos {
+                    problems.push(format!(
+                        "container {} is misfiled on node {}",
+                        container.id, node.id
+                    ));
+                }
+                sum += container.resource;
+                *per_app.entry(container.app.index()).or_default() += container.resource;
+                let owned = self.active[container.app.index()]
+                    .as_ref()
+                    .is_some_and(|a| {
+                        a.containers.get(&container.id.seq) == Some(c)
+                            && a.attempt == container.id.attempt
+                    });
+                if !owned {
+                    problems.push(format!(
+                        "container {} is not owned by its app's current attempt",
+                        container.id
+                    ));
+                }
+            }
+            if sum != node.allocated {
+                problems.push(format!(
+                    "node {} books {} allocated but its containers hold {sum}",
+                    node.id, node.allocated
+                ));
+            }
+            if !node.allocated.fits_in(&node.capability) {
+                problems.push(format!(
+                    "node {} is over capacity: {} of {}",
+                    node.id, node.allocated, node.capability
+                ));
+            }
+            if let Some(r) = node.reservation {
+                if !self.active[r.app.index()]
+                    .as_ref()
+                    .is_some_and(|a| a.reservations.contains(&idx))
+                {
+                    problems.push(format!(
+                        "node {} is reserved for an app that does not know it",
+                        node.id
+                    ));
+                }
+            }
+        }
+        if capacity != self.nodes.capacity {
+            problems.push(format!(
+                "cluster capacity is booked as {} but nodes sum to {capacity}",
+                self.nodes.capacity
+            ));
+        }
+        let mut n_live = 0;
+        for (i, app) in self.active.iter().enumerate() {
+            let Some(app) = app else { continue };
+            n_live += app.containers.len();
+            let held = per_app.get(&i).copied().unwrap_or(Resource::ZERO);
+            let usage = self.tree.app_usage(app.handle);
+            if held != usage {
+                problems.push(format!(
+                    "app {} uses {usage} in the tree but its containers hold {held}",
+                    app.id
+                ));
+            }
+            if app.requests.pending() != self.tree.app_pending(app.handle) {
+                problems.push(format!(
+                    "app {} pending asks disagree with the tree",
+                    app.id
+                ));
+            }
+            for node in &app.reservations {
+                let ok = self
+                    .nodes
+                    .arena
+                    .get(node.0 as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|n| n.reservation.is_some_and(|r| r.app == app.handle));
+                if !ok {
+                    problems.push(format!(
+                        "app {} believes it holds a reservation it does not",
+                        app.id
+                    ));
+                }
+            }
+        }
+        if n_live != self.n_containers {
+            problems.push(format!(
+                "{} containers booked but apps hold {n_live}",
+                self.n_containers
+            ));
+        }
+        for id in self.tree.queue_ids() {
+            let s = self.tree.queue_settings(id);
+            let usage = self.tree.queue_usage(id);
+            if !usage.fits_in(&s.max_share) && !self.max_shares_lowered {
+                problems.push(format!(
+                    "queue {} uses {usage}, over its max share {}",
+                    self.tree.queue_path(id),
+                    s.max_share
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(CoreInvariantViolation { problems })
+        }
+    }
+}

@@ -1,0 +1,664 @@
+//! Application inputs: ids, submission (placement, ACLs, limits), AM
+//! registration, allocate calls (asks, releases, blacklist), finishing,
+//! killing, moving, priority changes, and attempt failures.
+//!
+//! Where containers go is `assign`'s business; this module keeps each app's
+//! lifecycle and requests.
+
+use weft_model::{
+    AppId, AppPriority, AttemptId, Priority, QueuePath, Resource, ResourceType, Time,
+};
+use weft_queue_tree::{GroupMapping, NewApp, Placement, PlacementRequest, QueueAccess};
+
+use crate::input::{ANY, AllocateRequest, Ask, FinalStatus, Submission};
+use crate::output::{
+    AllocateError, AllocateReply, AppError, AppState, Event, MoveError, NewApplicationReply,
+    RegisterReply, StopReason, SubmitError, SubmitReply, exit_status,
+};
+use crate::requests::SchedKey;
+use crate::rm::{ActiveApp, AppRecord, ResourceManager};
+
+/// The AM container is asked for at priority 0, as YARN's RM does.
+const AM_PRIORITY: Priority = Priority(0);
+
+/// The groups a submission carries, served to placement.
+struct ListedGroups<'a>(&'a [String]);
+
+impl GroupMapping for ListedGroups<'_> {
+    fn groups(&self, _user: &str) -> Vec<String> {
+        self.0.to_vec()
+    }
+}
+
+impl ResourceManager {
+    pub(crate) fn new_application(&mut self) -> NewApplicationReply {
+        let app = AppId::new(self.settings.cluster_timestamp, self.next_app_seq);
+        self.next_app_seq += 1;
+        NewApplicationReply {
+            app,
+            max_capability: self.settings.scheduler.max_allocation(),
+        }
+    }
+
+    pub(crate) fn submit(
+        &mut self,
+        now: Time,
+        sub: Submission,
+    ) -> Result<SubmitReply, SubmitError> {
+        if self.apps.contains_key(&sub.app) {
+            return Err(SubmitError::Duplicate(sub.app));
+        }
+        self.next_app_seq = self.next_app_seq.max(sub.app.seq.saturating_add(1));
+        self.counters.apps_submitted += 1;
+        self.flush_capacity();
+        let requested = sub
+            .queue
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
+        let fallback_queue = requested
+            .and_then(|q| QueuePath::parse(q).ok())
+            .unwrap_or_else(|| QueuePath::parse("root.default").expect("valid"));
+        let placement = self.placement.place(
+            &PlacementRequest {
+                requested_queue: requested,
+                user: &sub.user,
+            },
+            &ListedGroups(&sub.groups),
+            &self.tree,
+        );
+        let (queue, create) = match placement {
+            Placement::Placed {
+                queue,
+                needs_create,
+                ..
+            } => (queue, needs_create),
+            Placement::Rejected(why) => {
+                let err = SubmitError::Placement(why.to_string());
+                self.record_rejection(now, &sub, fallback_queue, err.to_string());
+                return Err(err);
+            }
+        };
+        if !self
+            .tree
+            .has_access(&queue, QueueAccess::SubmitApps, &sub.user, &sub.groups)
+        {
+            let err = SubmitError::AccessDenied {
+                user: sub.user.clone(),
+                app: sub.app,
+                queue: queue.clone(),
+            };
+            self.record_rejection(now, &sub, queue, err.to_string());
+            return Err(err);
+        }
+        let am_resource = match sub.am_resource {
+            Some(am) => {
+                let max = self.settings.scheduler.max_allocation();
+                if !am.fits_in(&max) {
+                    let err = SubmitError::AmTooLarge {
+                        app: sub.app,
+                        queue: queue.clone(),
+                        asked: am,
+                        max,
+                    };
+                    self.record_rejection(now, &sub, queue, err.to_string());
+                    return Err(err);
+                }
+                Some(self.settings.scheduler.normalize(am, max))
+            }
+            None => None,
+        };
+        let mut missing: Vec<QueuePath> = queue
+            .self_and_ancestors()
+            .filter(|p| self.tree.queue_id(p).is_none())
+            .collect();
+        missing.reverse();
+        let added = match self.tree.add_app(NewApp {
+            id: sub.app,
+            queue: queue.clone(),
+            create_queue: create,
+            user: sub.user.clone(),
+            start: now,
+            priority: sub.priority,
+            am_resource,
+        }) {
+            Ok(added) => added,
+            Err(e) => {
+                let err = SubmitError::Queue {
+                    app: sub.app,
+                    queue: queue.clone(),
+                    why: e.to_string(),
+                };
+                self.record_rejection(now, &sub, queue, err.to_string());
+                return Err(err);
+            }
+        };
+        if !missing.is_empty() {
+            self.events.push(Event::QueuesChanged {
+                created: missing,
+                removed: Vec::new(),
+            });
+        }
+        // The AM container must fit the queue's largest container.
+        if let Some(am) = am_resource {
+            let max = self.tree.max_container_allocation(added.queue);
+            if !am.fits_in(&max) {
+                self.tree.remove_app(added.handle);
+                let err = SubmitError::AmTooLarge {
+                    app: sub.app,
+                    queue: queue.clone(),
+                    asked: am,
+                    max,
+                };
+                self.record_rejection(now, &sub, queue, err.to_string());
+                return Err(err);
+            }
+        }
+        let h = added.handle;
+        let attempt = AttemptId::new(sub.app, 1);
+        let mut active = ActiveApp {
+            id: sub.app,
+            handle: h,
+            attempt,
+            requests: Default::default(),
+            containers: Default::default(),
+            next_container_seq: 1,
+            newly_allocated: Vec::new(),
+            completed: Vec::new(),
+            blacklist: Default::default(),
+            am_registered: false,
+            reservations: Default::default(),
+            finishing: false,
+            failed_attempts: 0,
+        };
+        if let Some(am) = am_resource {
+            active.requests.add_any(
+                SchedKey {
+                    priority: AM_PRIORITY,
+                    capability: am,
+                },
+                1,
+            );
+        }
+        let pending = active.requests.pending();
+        if self.active.len() <= h.index() {
+            self.active.resize_with(h.index() + 1, || None);
+        }
+        self.active[h.index()] = Some(active);
+        self.tree.set_pending(h, pending);
+        let (state, diagnostics) = match &added.waiting {
+            None => (
+                AppState::Accepted,
+                "accepted: waiting for its application master container".to_owned(),
+            ),
+            Some(why) => (AppState::WaitingForLimit, format!("waiting: {why}")),
+        };
+        self.apps.insert(
+            sub.app,
+            AppRecord {
+                id: sub.app,
+                user: sub.user,
+                name: sub.name,
+                app_type: sub.app_type,
+                tags: sub.tags,
+                queue: queue.clone(),
+                state,
+                final_status: None,
+                diagnostics: diagnostics.clone(),
+                priority: sub.priority,
+                am_resource,
+                submitted: now,
+                launched: None,
+                finished: None,
+                attempt,
+                progress: 0.0,
+                am_container: None,
+                memory_mb_seconds: 0,
+                vcore_seconds: 0,
+                preempted_containers: 0,
+                handle: Some(h),
+            },
+        );
+        self.events.push(Event::AppStateChanged {
+            app: sub.app,
+            queue: queue.clone(),
+            state,
+            diagnostics: diagnostics.clone(),
+        });
+        Ok(SubmitReply {
+            queue,
+            state,
+            diagnostics,
+        })
+    }
+
+    fn record_rejection(
+        &mut self,
+        now: Time,
+        sub: &Submission,
+        queue: QueuePath,
+        diagnostics: String,
+    ) {
+        self.apps.insert(
+            sub.app,
+            AppRecord {
+                id: sub.app,
+                user: sub.user.clone(),
+                name: sub.name.clone(),
+                app_type: sub.app_type.clone(),
+                tags: sub.tags.clone(),
+                queue: queue.clone(),
+                state: AppState::Rejected,
+                final_status: Some(FinalStatus::Failed),
+                diagnostics: diagnostics.clone(),
+                priority: sub.priority,
+                am_resource: sub.am_resource,
+                submitted: now,
+                launched: None,
+                finished: Some(now),
+                attempt: AttemptId::new(sub.app, 1),
+                progress: 0.0,
+                am_container: None,
+                memory_mb_seconds: 0,
+                vcore_seconds: 0,
+                preempted_containers: 0,
+                handle: None,
+            },
+        );
+        self.remember_finished(sub.app);
+        self.events.push(Event::AppStateChanged {
+            app: sub.app,
+            queue,
+            state: AppState::Rejected,
+            diagnostics,
+        });
+    }
+
+    /// The app's tree handle if it is still scheduling, or why not.
+    pub(crate) fn live_handle(&self, app: AppId) -> Result<weft_queue_tree::AppHandle, AppError> {
+        let record = self.apps.get(&app).ok_or(AppError::UnknownApp(app))?;
+        record.handle.ok_or(AppError::AlreadyEnded {
+            app,
+            state: record.state,
+        })
+    }
+
+    pub(crate) fn register_am(
+        &mut self,
+        _now: Time,
+        app: AppId,
+    ) -> Result<RegisterReply, AppError> {
+        let h = self.live_handle(app)?;
+        let managed_without_container = {
+            let record = &self.apps[&app];
+            record.am_resource.is_some() && record.am_container.is_none()
+        };
+        let active = self.active(h);
+        if active.am_registered {
+            return Err(AppError::CannotRegister {
+                app,
+                why: "its application master is already registered",
+            });
+        }
+        if active.finishing {
+            return Err(AppError::CannotRegister {
+                app,
+                why: "its attempt has finished",
+            });
+        }
+        if managed_without_container {
+            return Err(AppError::CannotRegister {
+                app,
+                why: "its application master container has not been allocated yet",
+            });
+        }
+        self.active_mut(h).am_registered = true;
+        let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
+        let record = self.apps.get_mut(&app).expect("known app");
+        record.state = AppState::Running;
+        record.diagnostics = "running".to_owned();
+        self.events.push(Event::AppStateChanged {
+            app,
+            queue: queue.clone(),
+            state: AppState::Running,
+            diagnostics: "application master registered".to_owned(),
+        });
+        Ok(RegisterReply {
+            max_capability: self.tree.max_container_allocation(self.tree.app_queue(h)),
+            queue,
+        })
+    }
+
+    pub(crate) fn allocate(
+        &mut self,
+        _now: Time,
+        req: AllocateRequest,
+    ) -> Result<AllocateReply, AllocateError> {
+        let h = self.live_handle(req.app)?;
+        if !self.active(h).am_registered {
+            return Err(AllocateError::NotRegistered(req.app));
+        }
+        self.flush_capacity();
+        let leaf = self.tree.app_queue(h);
+        let max_share = self.tree.queue_settings(leaf).max_share;
+        let queue_max_container = self.tree.max_container_allocation(leaf);
+        let scheduler_max = self.settings.scheduler.max_allocation();
+        // Validate everything before changing anything: Hadoop refuses the whole list.
+        let mut normalized = Vec::with_capacity(req.asks.len());
+        for ask in &req.asks {
+            if ask.resource_name.trim().is_empty() {
+                return Err(AllocateError::InvalidAsk(format!(
+                    "an ask at priority {} has an empty resource name (use a host, a rack such as /rack1, or *)",
+                    ask.priority
+                )));
+            }
+            if !ask.capability.fits_in(&scheduler_max) {
+                return Err(AllocateError::InvalidAsk(format!(
+                    "an ask for {} is larger than the maximum allocation {scheduler_max}",
+                    ask.capability
+                )));
+            }
+            for ty in ResourceType::ALL {
+                if ask.capability.get(ty) > 0 && max_share.get(ty) == 0 {
+                    return Err(AllocateError::ZeroMaxShare {
+                        queue: self.tree.queue_path(leaf).clone(),
+                        capability: ask.capability,
+                    });
+                }
+            }
+            normalized.push(
+                self.settings
+                    .scheduler
+                    .normalize(ask.capability, queue_max_container),
+            );
+        }
+        let finishing = self.active(h).finishing;
+        if !finishing {
+            let active = self.active_mut(h);
+            for (ask, capability) in req.asks.iter().zip(normalized) {
+                active.requests.update(ask, capability);
+            }
+        }
+        let mut to_release = Vec::new();
+        for id in &req.releases {
+            if let Some(c) = self.find_container(id) {
+                if self.container(c).app == h {
+                    to_release.push(c);
+                }
+            }
+        }
+        for c in to_release {
+            self.end_container(
+                self.last_now,
+                c,
+                exit_status::ABORTED,
+                "released by the application master".to_owned(),
+                Some(StopReason::Released),
+            );
+        }
+        let active = self.active_mut(h);
+        for name in &req.blacklist_additions {
+            active.blacklist.insert(name.clone());
+        }
+        for name in &req.blacklist_removals {
+            active.blacklist.remove(name);
+        }
+        let pending = active.requests.pending();
+        if let Some(record) = self.apps.get_mut(&req.app) {
+            record.progress = req.progress.clamp(0.0, 1.0);
+        }
+        self.tree.set_pending(h, pending);
+        let available = self.tree.headroom(h, self.cluster_free_for(h));
+        let num_cluster_nodes = self.nodes.n_running;
+        let active = self.active_mut(h);
+        Ok(AllocateReply {
+            allocated: std::mem::take(&mut active.newly_allocated),
+            completed: std::mem::take(&mut active.completed),
+            preemption: None,
+            available,
+            num_cluster_nodes,
+        })
+    }
+
+    /// Free resources in the cluster minus what is free on the app's blacklisted nodes.
+    fn cluster_free_for(&self, h: weft_queue_tree::AppHandle) -> Resource {
+        let mut free = self.tree.cluster_available();
+        for name in &self.active(h).blacklist {
+            for idx in self.nodes.by_name(name) {
+                free -= self.nodes.get(*idx).available();
+            }
+        }
+        free
+    }
+
+    pub(crate) fn finish_attempt(
+        &mut self,
+        now: Time,
+        app: AppId,
+        outcome: FinalStatus,
+        diagnostics: String,
+    ) -> Result<(), AppError> {
+        let h = self.live_handle(app)?;
+        if !self.active(h).am_registered {
+            return Err(AppError::CannotRegister {
+                app,
+                why: "an application master must register before it finishes",
+            });
+        }
+        self.events.push(Event::AttemptFinished {
+            app,
+            outcome: Some(outcome),
+        });
+        let diagnostics = if diagnostics.is_empty() {
+            format!("application master reported {outcome:?}")
+        } else {
+            diagnostics
+        };
+        self.end_app(now, h, AppState::Finished, Some(outcome), diagnostics);
+        Ok(())
+    }
+
+    pub(crate) fn kill_app(
+        &mut self,
+        now: Time,
+        app: AppId,
+        reason: String,
+    ) -> Result<(), AppError> {
+        let h = self.live_handle(app)?;
+        self.end_app(now, h, AppState::Killed, Some(FinalStatus::Killed), reason);
+        Ok(())
+    }
+
+    pub(crate) fn move_app(
+        &mut self,
+        now: Time,
+        app: AppId,
+        queue: &QueuePath,
+    ) -> Result<(), MoveError> {
+        let h = self.live_handle(app)?;
+        let woken = self.tree.move_app(h, queue)?;
+        let target = self.tree.queue_path(self.tree.app_queue(h)).clone();
+        if let Some(record) = self.apps.get_mut(&app) {
+            record.queue = target;
+            if record.state == AppState::WaitingForLimit && self.tree.app_is_runnable(h) {
+                record.state = AppState::Accepted;
+            }
+        }
+        for w in woken {
+            self.app_became_runnable(now, w);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_priority(
+        &mut self,
+        app: AppId,
+        priority: AppPriority,
+    ) -> Result<(), AppError> {
+        let h = self.live_handle(app)?;
+        self.tree.set_app_priority(h, priority);
+        if let Some(record) = self.apps.get_mut(&app) {
+            record.priority = priority;
+        }
+        Ok(())
+    }
+
+    /// Ends an app: drops its reservations and hand-backs, stops its
+    /// containers, takes it out of the tree (waking apps its slot frees) and
+    /// records the final state.
+    pub(crate) fn end_app(
+        &mut self,
+        now: Time,
+        h: weft_queue_tree::AppHandle,
+        state: AppState,
+        final_status: Option<FinalStatus>,
+        diagnostics: String,
+    ) {
+        self.active_mut(h).finishing = true;
+        let app = self.active(h).id;
+        let reserved: Vec<_> = self.active(h).reservations.iter().copied().collect();
+        for node in reserved {
+            self.release_reservation(node, "its application ended");
+        }
+        for idx in self.nodes.indices().collect::<Vec<_>>() {
+            self.nodes.get_mut(idx).preempted_for.remove(&h);
+        }
+        let containers: Vec<_> = self.active(h).containers.values().copied().collect();
+        for c in containers {
+            self.end_container(
+                now,
+                c,
+                exit_status::KILLED_AFTER_APP_COMPLETION,
+                format!("container stopped: its application {state}"),
+                Some(StopReason::AppFinished),
+            );
+        }
+        let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
+        let woken = self.tree.remove_app(h);
+        self.active[h.index()] = None;
+        if let Some(record) = self.apps.get_mut(&app) {
+            record.state = state;
+            record.final_status = final_status;
+            record.diagnostics = diagnostics.clone();
+            record.finished = Some(now);
+            record.handle = None;
+        }
+        self.remember_finished(app);
+        self.events.push(Event::AppStateChanged {
+            app,
+            queue,
+            state,
+            diagnostics,
+        });
+        for w in woken {
+            self.app_became_runnable(now, w);
+        }
+    }
+
+    fn remember_finished(&mut self, app: AppId) {
+        self.finished_order.push_back(app);
+        while self.finished_order.len() > self.settings.max_completed_apps {
+            if let Some(old) = self.finished_order.pop_front() {
+                self.apps.remove(&old);
+            }
+        }
+    }
+
+    /// The AM container ended. If the attempt had not finished, the attempt
+    /// failed: start another (preemption and lost nodes do not count against
+    /// the app, as in YARN) or fail the app.
+    pub(crate) fn am_container_ended(
+        &mut self,
+        now: Time,
+        h: weft_queue_tree::AppHandle,
+        status: i32,
+    ) {
+        if self.active(h).finishing {
+            return;
+        }
+        let app = self.active(h).id;
+        let counts = !matches!(status, exit_status::PREEMPTED | exit_status::ABORTED);
+        if counts {
+            self.active_mut(h).failed_attempts += 1;
+        }
+        let failed = self.active(h).failed_attempts;
+        if failed >= self.settings.max_app_attempts {
+            let diagnostics = format!(
+                "application master container exited with status {status}; the application failed {failed} attempt(s), the most allowed"
+            );
+            self.end_app(
+                now,
+                h,
+                AppState::Failed,
+                Some(FinalStatus::Failed),
+                diagnostics,
+            );
+            return;
+        }
+        // A new attempt: the old attempt's containers go, its asks are forgotten.
+        self.active_mut(h).finishing = true;
+        let containers: Vec<_> = self.active(h).containers.values().copied().collect();
+        for c in containers {
+            self.end_container(
+                now,
+                c,
+                exit_status::KILLED_BY_RESOURCEMANAGER,
+                "container stopped: its application attempt failed".to_owned(),
+                Some(StopReason::AppFinished),
+            );
+        }
+        let reserved: Vec<_> = self.active(h).reservations.iter().copied().collect();
+        for node in reserved {
+            self.release_reservation(node, "its application attempt failed");
+        }
+        self.tree.am_stopped(h);
+        let am = self.apps[&app].am_resource;
+        let active = self.active_mut(h);
+        active.finishing = false;
+        active.attempt = AttemptId::new(app, active.attempt.attempt + 1);
+        active.next_container_seq = 1;
+        active.am_registered = false;
+        active.requests.clear();
+        if let Some(am) = am {
+            active.requests.add_any(
+                SchedKey {
+                    priority: AM_PRIORITY,
+                    capability: am,
+                },
+                1,
+            );
+        }
+        let attempt = active.attempt;
+        let pending = active.requests.pending();
+        self.tree.set_pending(h, pending);
+        let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
+        let diagnostics = format!(
+            "application master exited with status {status}; starting attempt {}",
+            attempt.attempt
+        );
+        if let Some(record) = self.apps.get_mut(&app) {
+            record.attempt = attempt;
+            record.state = AppState::Accepted;
+            record.diagnostics = diagnostics.clone();
+        }
+        self.events
+            .push(Event::AttemptFinished { app, outcome: None });
+        self.events.push(Event::AppStateChanged {
+            app,
+            queue,
+            state: AppState::Accepted,
+            diagnostics,
+        });
+    }
+}
+
+/// An ask for anywhere, for tests and drivers that build requests by hand.
+pub fn ask_anywhere(priority: i32, capability: Resource, num_containers: u32) -> Ask {
+    Ask {
+        priority: Priority(priority),
+        resource_name: ANY.to_owned(),
+        capability,
+        num_containers,
+        relax_locality: true,
+    }
+}

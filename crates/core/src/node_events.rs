@@ -1,0 +1,318 @@
+//! Node inputs: registration (with container recovery after an RM restart),
+//! heartbeats (container statuses, then scheduling on the node), clean
+//! departure, and loss when a node misses its liveness deadline.
+//!
+//! Scheduling itself is `assign`'s; container bookkeeping is `containers`'.
+
+use std::collections::BTreeSet;
+
+use weft_model::{ContainerId, NodeId, Time};
+
+use crate::containers::Container;
+use crate::input::{ContainerState, NodeHeartbeat, NodeRegistration, RecoveredContainer};
+use crate::nodes::{Node, NodeIdx};
+use crate::output::{Event, HeartbeatReply, NodeError, NodeState, StopReason, exit_status};
+use crate::rm::{InactiveNode, ResourceManager};
+
+impl ResourceManager {
+    pub(crate) fn register_node(
+        &mut self,
+        now: Time,
+        reg: NodeRegistration,
+    ) -> Result<(), NodeError> {
+        let min = self.settings.scheduler.min_allocation();
+        if reg.capability.memory_mb() == 0
+            || reg.capability.vcores() == 0
+            || !min.fits_in(&reg.capability)
+        {
+            return Err(NodeError::BadCapability {
+                node: reg.node,
+                capability: reg.capability,
+                why: "a node must offer at least the minimum allocation of memory and vcores",
+            });
+        }
+        let expires = now + self.settings.scheduler.nm_liveness_expiry;
+        let listed: BTreeSet<ContainerId> = reg.running.iter().map(|c| c.container).collect();
+        if let Some(idx) = self.nodes.lookup(&reg.node) {
+            // A known node re-registering (it restarted, or the RM did not
+            // hear from it): what it no longer runs is lost.
+            let lost: Vec<_> = self
+                .nodes
+                .get(idx)
+                .containers
+                .iter()
+                .copied()
+                .filter(|c| !listed.contains(&self.container(*c).id))
+                .collect();
+            for c in lost {
+                self.end_container(
+                    now,
+                    c,
+                    exit_status::ABORTED,
+                    "container lost: its node re-registered without it".to_owned(),
+                    None,
+                );
+            }
+            self.release_reservation(idx, "its node re-registered");
+            let node = self.nodes.remove(idx);
+            debug_assert!(
+                node.containers
+                    .iter()
+                    .all(|c| listed.contains(&self.container(*c).id))
+            );
+            // Re-insert with the new details, keeping the containers it still runs.
+            let kept = node.containers.clone();
+            let new_idx = self.insert_node(now, &reg, expires);
+            for c in kept {
+                let container = self.containers[c.0 as usize]
+                    .as_mut()
+                    .expect("live container");
+                container.node = new_idx;
+                let resource = container.resource;
+                let n = self.nodes.get_mut(new_idx);
+                self.containers[c.0 as usize]
+                    .as_mut()
+                    .expect("live container")
+                    .node_pos = n.containers.len() as u32;
+                n.containers.push(c);
+                n.allocated += resource;
+            }
+            self.recover_containers(now, new_idx, &reg.running);
+        } else {
+            self.inactive_nodes.remove(&reg.node);
+            let idx = self.insert_node(now, &reg, expires);
+            self.recover_containers(now, idx, &reg.running);
+        }
+        self.events.push(Event::NodeAdded {
+            node: reg.node,
+            rack: reg.rack,
+            capability: reg.capability,
+        });
+        self.capacity_changed();
+        Ok(())
+    }
+
+    fn insert_node(&mut self, now: Time, reg: &NodeRegistration, expires: Time) -> NodeIdx {
+        let name = if self.settings.scheduler.include_port_in_node_name {
+            reg.node.to_string()
+        } else {
+            reg.node.host().to_owned()
+        };
+        let rack = if reg.rack.is_empty() {
+            "/default-rack".to_owned()
+        } else {
+            reg.rack.clone()
+        };
+        self.nodes.insert(Node {
+            id: reg.node.clone(),
+            name,
+            rack,
+            http_address: reg.http_address.clone(),
+            capability: reg.capability,
+            allocated: weft_model::Resource::ZERO,
+            state: NodeState::Running,
+            last_heartbeat: now,
+            expires,
+            containers: Vec::new(),
+            reservation: None,
+            preempted_for: Default::default(),
+            to_stop: Vec::new(),
+            new_allocations: Vec::new(),
+        })
+    }
+
+    /// Re-attaches containers a node reports after an RM restart to their
+    /// apps; ones whose app is gone are stopped.
+    fn recover_containers(&mut self, now: Time, idx: NodeIdx, running: &[RecoveredContainer]) {
+        for rc in running {
+            if self.find_container(&rc.container).is_some() {
+                continue;
+            }
+            let handle = self.tree.app_handle(rc.container.app());
+            let usable = handle.filter(|h| {
+                self.active[h.index()]
+                    .as_ref()
+                    .is_some_and(|a| a.attempt == rc.container.attempt && !a.finishing)
+            });
+            let fits = rc.resource.fits_in(&self.nodes.get(idx).available());
+            let Some(h) = usable.filter(|_| fits) else {
+                self.nodes
+                    .get_mut(idx)
+                    .to_stop
+                    .push((rc.container, StopReason::Unknown));
+                self.events.push(Event::ContainerStopOrdered {
+                    container: rc.container,
+                    node: self.nodes.get(idx).id.clone(),
+                    reason: StopReason::Unknown,
+                });
+                continue;
+            };
+            let is_am = rc.container.seq == 1 && !self.tree.app_is_unmanaged(h);
+            let slot = self.free_containers.pop();
+            let node = self.nodes.get_mut(idx);
+            let container = Container {
+                id: rc.container,
+                app: h,
+                node: idx,
+                node_pos: node.containers.len() as u32,
+                resource: rc.resource,
+                priority: rc.priority,
+                is_am,
+                running: true,
+                allocated_at: now,
+            };
+            let cidx = match slot {
+                Some(i) => crate::nodes::ContainerIdx(i),
+                None => {
+                    self.containers.push(None);
+                    crate::nodes::ContainerIdx(self.containers.len() as u32 - 1)
+                }
+            };
+            self.containers[cidx.0 as usize] = Some(container);
+            self.n_containers += 1;
+            let node = self.nodes.get_mut(idx);
+            node.containers.push(cidx);
+            node.allocated += rc.resource;
+            self.tree.add_usage(h, rc.resource);
+            if is_am {
+                self.tree.am_started(h);
+            }
+            let app = self.active_mut(h);
+            app.containers.insert(rc.container.seq, cidx);
+            app.next_container_seq = app.next_container_seq.max(rc.container.seq + 1);
+        }
+    }
+
+    pub(crate) fn node_heartbeat(
+        &mut self,
+        now: Time,
+        hb: NodeHeartbeat,
+    ) -> Result<HeartbeatReply, NodeError> {
+        let Some(idx) = self.nodes.lookup(&hb.node) else {
+            return Err(NodeError::NotRegistered(hb.node));
+        };
+        self.flush_capacity();
+        let expires = now + self.settings.scheduler.nm_liveness_expiry;
+        self.nodes.touch(idx, now, expires);
+        for status in &hb.statuses {
+            match (self.find_container(&status.container), status.state) {
+                (Some(c), ContainerState::Running) => {
+                    if self.container(c).node == idx {
+                        self.containers[c.0 as usize]
+                            .as_mut()
+                            .expect("live container")
+                            .running = true;
+                    }
+                }
+                (Some(c), ContainerState::Complete { exit_status }) => {
+                    if self.container(c).node == idx {
+                        let diagnostics = if exit_status == 0 {
+                            "container exited successfully".to_owned()
+                        } else {
+                            format!("container exited with status {exit_status}")
+                        };
+                        self.end_container(now, c, exit_status, diagnostics, None);
+                    }
+                }
+                (None, ContainerState::Running) => {
+                    // The RM no longer knows it (released, its app ended): stop it again.
+                    let node = self.nodes.get_mut(idx);
+                    if !node.to_stop.iter().any(|(id, _)| *id == status.container) {
+                        node.to_stop.push((status.container, StopReason::Unknown));
+                    }
+                }
+                // A completion the RM already processed (it ended the container itself).
+                (None, ContainerState::Complete { .. }) => {}
+            }
+        }
+        self.schedule_node(now, idx);
+        let node = self.nodes.get_mut(idx);
+        Ok(HeartbeatReply {
+            containers_to_stop: std::mem::take(&mut node.to_stop),
+            allocated: std::mem::take(&mut node.new_allocations),
+        })
+    }
+
+    pub(crate) fn unregister_node(
+        &mut self,
+        now: Time,
+        node: &NodeId,
+        decommissioned: bool,
+    ) -> Result<(), NodeError> {
+        let Some(idx) = self.nodes.lookup(node) else {
+            return Err(NodeError::NotRegistered(node.clone()));
+        };
+        let (state, reason) = if decommissioned {
+            (NodeState::Decommissioned, "decommissioned by an operator")
+        } else {
+            (NodeState::Shutdown, "the node manager shut down")
+        };
+        self.remove_node(now, idx, state, reason);
+        Ok(())
+    }
+
+    /// Declares lost every node whose liveness deadline has passed.
+    pub(crate) fn expire_nodes(&mut self, now: Time) {
+        while let Some(&(expiry, idx)) = self.nodes.expiries.first() {
+            if expiry > now {
+                break;
+            }
+            let silent = now.since(self.nodes.get(idx).last_heartbeat);
+            let reason = format!(
+                "no heartbeat for {silent} (liveness expiry {})",
+                self.settings.scheduler.nm_liveness_expiry
+            );
+            self.remove_node(now, idx, NodeState::Lost, &reason);
+        }
+    }
+
+    /// Takes a node out: its containers end as lost, its reservation goes,
+    /// and the cluster shrinks.
+    fn remove_node(&mut self, now: Time, idx: NodeIdx, state: NodeState, reason: &str) {
+        self.release_reservation(idx, "its node left");
+        let containers = self.nodes.get(idx).containers.clone();
+        for c in containers {
+            self.end_container(
+                now,
+                c,
+                exit_status::ABORTED,
+                format!("container lost: its node {reason}"),
+                None,
+            );
+        }
+        let node = self.nodes.remove(idx);
+        self.inactive_nodes.insert(
+            node.id.clone(),
+            InactiveNode {
+                rack: node.rack,
+                capability: node.capability,
+                state,
+                since: now,
+                http_address: node.http_address,
+            },
+        );
+        self.events.push(Event::NodeStateChanged {
+            node: node.id,
+            state,
+            reason: reason.to_owned(),
+        });
+        self.max_shares_lowered = true;
+        self.capacity_changed();
+        self.flush_capacity();
+    }
+
+    /// The cluster's size changed; the tree learns it before it next schedules.
+    pub(crate) fn capacity_changed(&mut self) {
+        self.capacity_dirty = true;
+    }
+
+    /// Applies a pending cluster-size change to the tree (percentages, steady
+    /// shares, DRF orderings). Deferred so that a burst of registrations
+    /// costs one recomputation.
+    pub(crate) fn flush_capacity(&mut self) {
+        if self.capacity_dirty {
+            self.capacity_dirty = false;
+            self.tree.set_cluster_capacity(self.nodes.capacity);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The node registry: each NodeManager's capability, allocation, containers,
+//! reservation, preempted-resource hand-back list and liveness, plus racks.
+//!
+//! What runs on a node is decided in `assign`; this module keeps the books
+//! and answers lookups by id, host and rack.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use weft_model::{NodeId, Priority, Resource, Time};
+
+use crate::output::NodeState;
+use crate::requests::SchedKey;
+
+/// Index of a node in the registry's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct NodeIdx(pub(crate) u32);
+
+/// Index of a container in the core's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct ContainerIdx(pub(crate) u32);
+
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub(crate) id: NodeId,
+    /// The name requests use for it: the host, or `host:port` when
+    /// `include-port-in-node-name` is on.
+    pub(crate) name: String,
+    pub(crate) rack: String,
+    pub(crate) http_address: String,
+    pub(crate) capability: Resource,
+    pub(crate) allocated: Resource,
+    pub(crate) state: NodeState,
+    pub(crate) last_heartbeat: Time,
+    /// When the node is declared lost unless it heartbeats; its key in `Nodes::expiries`.
+    pub(crate) expires: Time,
+    /// Live containers on the node, each knowing its position here.
+    pub(crate) containers: Vec<ContainerIdx>,
+    pub(crate) reservation: Option<Reservation>,
+    /// Resources freed by preemption for a starved app: offered to it first.
+    pub(crate) preempted_for: BTreeMap<weft_queue_tree::AppHandle, Resource>,
+    /// Containers the node must stop, delivered with its next heartbeat reply.
+    pub(crate) to_stop: Vec<(weft_model::ContainerId, crate::output::StopReason)>,
+    /// Containers allocated here since the node's last heartbeat.
+    pub(crate) new_allocations: Vec<crate::output::AllocatedContainer>,
+}
+
+/// A node held for one app's container that did not fit yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reservation {
+    /// The app.
+    pub(crate) app: weft_queue_tree::AppHandle,
+    pub(crate) key: SchedKey,
+    pub(crate) priority: Priority,
+    pub(crate) resource: Resource,
+    pub(crate) off_switch: bool,
+}
+
+impl Node {
+    /// Unallocated resources (reservations do not count as allocated).
+    pub(crate) fn available(&self) -> Resource {
+        self.capability - self.allocated
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Nodes {
+    pub(crate) arena: Vec<Option<Node>>,
+    free: Vec<u32>,
+    by_id: BTreeMap<NodeId, NodeIdx>,
+    by_name: BTreeMap<String, Vec<NodeIdx>>,
+    /// Running nodes per rack.
+    pub(crate) racks: BTreeMap<String, BTreeSet<NodeIdx>>,
+    /// (expiry time, node) for every running node: the next node to lose.
+    pub(crate) expiries: BTreeSet<(Time, NodeIdx)>,
+    /// Sum of running nodes' capabilities.
+    pub(crate) capacity: Resource,
+    pub(crate) n_running: u32,
+}
+
+impl Nodes {
+    pub(crate) fn get(&self, idx: NodeIdx) -> &Node {
+        self.arena[idx.0 as usize]
+            .as_ref()
+            .expect("live node index")
+    }
+
+    pub(crate) fn get_mut(&mut self, idx: NodeIdx) -> &mut Node {
+        self.arena[idx.0 as usize]
+            .as_mut()
+            .expect("live node index")
+    }
+
+    pub(crate) fn lookup(&self, id: &NodeId) -> Option<NodeIdx> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Nodes requests may name with `name` (usually one).
+    pub(crate) fn by_name(&self, name: &str) -> &[NodeIdx] {
+        self.by_name.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every known node, by id.
+    pub(crate) fn indices(&self) -> impl Iterator<Item = NodeIdx> + '_ {
+        self.by_id.values().copied()
+    }
+
+    pub(crate) fn insert(&mut self, node: Node) -> NodeIdx {
+        let idx = match self.free.pop() {
+            Some(i) => NodeIdx(i),
+            None => {
+                self.arena.push(None);
+                NodeIdx(self.arena.len() as u32 - 1)
+            }
+        };
+        self.by_id.insert(node.id.clone(), idx);
+        self.by_name.entry(node.name.clone()).or_default().push(idx);
+        self.racks.entry(node.rack.clone()).or_default().insert(idx);
+        self.expiries.insert((node.expires, idx));
+        self.capacity += node.capability;
+        self.n_running += 1;
+        self.arena[idx.0 as usize] = Some(node);
+        idx
+    }
+
+    /// Forgets a node entirely; the caller has released its containers.
+    pub(crate) fn remove(&mut self, idx: NodeIdx) -> Node {
+        let node = self.arena[idx.0 as usize].take().expect("live node index");
+        self.by_id.remove(&node.id);
+        if let Some(v) = self.by_name.get_mut(&node.name) {
+            v.retain(|i| *i != idx);
+            if v.is_empty() {
+                self.by_name.remove(&node.name);
+            }
+        }
+        if let Some(r) = self.racks.get_mut(&node.rack) {
+            r.remove(&idx);
+            if r.is_empty() {
+                self.racks.remove(&node.rack);
+            }
+        }
+        self.expiries.remove(&(node.expires, idx));
+        self.capacity -= node.capability;
+        self.n_running -= 1;
+        self.free.push(idx.0);
+        node
+    }
+
+    /// Moves a node's liveness deadline.
+    pub(crate) fn touch(&mut self, idx: NodeIdx, now: Time, expires: Time) {
+        let node = self.get_mut(idx);
+        let old = node.expires;
+        node.last_heartbeat = now;
+        node.expires = expires;
+        if old != expires {
+            self.expiries.remove(&(old, idx));
+            self.expiries.insert((expires, idx));
+        }
+    }
+
+    /// Running nodes in a rack.
+    pub(crate) fn n_in_rack(&self, rack: &str) -> usize {
+        self.racks.get(rack).map_or(0, BTreeSet::len)
+    }
+}

@@ -1,0 +1,356 @@
+//! `ResourceManager`: the state machine's fields, the one entry point
+//! (`handle`), the periodic update and the next deadline.
+//!
+//! The work itself is split by subject: node inputs (`node_events`), app
+//! inputs (`lifecycle`), container books (`containers`), scheduling on a
+//! node (`assign`) and read-only reports (`view`), each an `impl
+//! ResourceManager` block.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use weft_model::{AppId, AttemptId, NodeId, QueuePath, Resource, Time};
+use weft_queue_tree::{AllocConfig, AppHandle, PlacementPolicy, QueueTree};
+
+use crate::containers::Container;
+use crate::input::{FinalStatus, Input};
+use crate::nodes::{NodeIdx, Nodes};
+use crate::output::{
+    AllocatedContainer, AppState, CompletedContainer, Event, NodeState, Output, Reply,
+};
+use crate::requests::RequestTable;
+use crate::settings::CoreSettings;
+
+/// The ResourceManager as a deterministic state machine.
+///
+/// Feed it inputs with `handle(now, input)`; execute the `Output` it returns;
+/// call it again (with `Input::Tick` if nothing else happened) at
+/// `next_deadline()`. It reads no clock, does no I/O and holds no locks, so a
+/// recorded sequence of inputs replays to the same outputs.
+#[derive(Clone, Debug)]
+pub struct ResourceManager {
+    pub(crate) settings: CoreSettings,
+    pub(crate) tree: QueueTree,
+    /// The placement rules in force: the file's, or derived from the site flags.
+    pub(crate) placement: PlacementPolicy,
+    pub(crate) nodes: Nodes,
+    /// Nodes that left, for reports.
+    pub(crate) inactive_nodes: BTreeMap<NodeId, InactiveNode>,
+    pub(crate) containers: Vec<Option<Container>>,
+    pub(crate) free_containers: Vec<u32>,
+    pub(crate) n_containers: usize,
+    /// Every app known, including finished ones still in history.
+    pub(crate) apps: BTreeMap<AppId, AppRecord>,
+    /// Scheduling state of apps in the tree, indexed by their tree handle.
+    pub(crate) active: Vec<Option<ActiveApp>>,
+    /// Finished apps in the order they finished, for trimming history.
+    pub(crate) finished_order: VecDeque<AppId>,
+    pub(crate) next_app_seq: u32,
+    pub(crate) next_update: Time,
+    pub(crate) next_queue_prune: Time,
+    pub(crate) last_now: Time,
+    /// The cluster's size changed and the tree has not heard yet.
+    pub(crate) capacity_dirty: bool,
+    /// A reload or a shrinking cluster may have left a queue above its max
+    /// share; allocations never do (the invariant check relaxes after this).
+    pub(crate) max_shares_lowered: bool,
+    /// Events of the input being handled.
+    pub(crate) events: Vec<Event>,
+    pub(crate) counters: Counters,
+}
+
+/// Running totals since start, for metrics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Containers allocated.
+    pub containers_allocated: u64,
+    /// Containers that completed (any reason).
+    pub containers_completed: u64,
+    /// Node-local allocations.
+    pub node_local: u64,
+    /// Rack-local allocations.
+    pub rack_local: u64,
+    /// Off-switch allocations.
+    pub off_switch: u64,
+    /// Reservations made.
+    pub reservations: u64,
+    /// Apps submitted.
+    pub apps_submitted: u64,
+    /// Update passes run.
+    pub updates: u64,
+}
+
+/// What the RM remembers of a node that left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InactiveNode {
+    /// Its rack.
+    pub rack: String,
+    /// Its capability.
+    pub capability: Resource,
+    /// Why it left.
+    pub state: NodeState,
+    /// When.
+    pub since: Time,
+    /// Its HTTP address.
+    pub http_address: String,
+}
+
+/// Everything the RM knows about an app, active or finished.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppRecord {
+    /// Id.
+    pub id: AppId,
+    /// Submitting user.
+    pub user: String,
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub app_type: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Leaf queue (or the requested queue, when rejected).
+    pub queue: QueuePath,
+    /// Lifecycle state.
+    pub state: AppState,
+    /// The AM's own verdict, once it finished.
+    pub final_status: Option<FinalStatus>,
+    /// A sentence a person can act on.
+    pub diagnostics: String,
+    /// Priority.
+    pub priority: weft_model::AppPriority,
+    /// AM container size (`None`: unmanaged).
+    pub am_resource: Option<Resource>,
+    /// Submission time.
+    pub submitted: Time,
+    /// When its first container was allocated.
+    pub launched: Option<Time>,
+    /// When it ended.
+    pub finished: Option<Time>,
+    /// The current (or last) attempt.
+    pub attempt: AttemptId,
+    /// The AM's last reported progress.
+    pub progress: f32,
+    /// The AM container, while it has one.
+    pub am_container: Option<weft_model::ContainerId>,
+    /// Memory-MB × seconds used by ended containers (YARN's `memorySeconds`, kept in MB·ms / 1000).
+    pub memory_mb_seconds: u64,
+    /// Vcore × seconds used by ended containers.
+    pub vcore_seconds: u64,
+    /// Containers taken back by preemption.
+    pub preempted_containers: u64,
+    /// Tree handle while the app is in the tree.
+    pub(crate) handle: Option<AppHandle>,
+}
+
+/// Scheduling state of an app in the tree.
+#[derive(Clone, Debug)]
+pub(crate) struct ActiveApp {
+    pub(crate) id: AppId,
+    pub(crate) handle: AppHandle,
+    pub(crate) attempt: AttemptId,
+    pub(crate) requests: RequestTable,
+    /// Live containers by sequence number.
+    pub(crate) containers: BTreeMap<u64, crate::nodes::ContainerIdx>,
+    pub(crate) next_container_seq: u64,
+    pub(crate) newly_allocated: Vec<AllocatedContainer>,
+    pub(crate) completed: Vec<CompletedContainer>,
+    pub(crate) blacklist: std::collections::BTreeSet<String>,
+    pub(crate) am_registered: bool,
+    /// Nodes this app holds reservations on.
+    pub(crate) reservations: std::collections::BTreeSet<NodeIdx>,
+    /// The AM finished: containers drain, no new ones.
+    pub(crate) finishing: bool,
+    /// Attempts that failed in a way that counts against the app.
+    pub(crate) failed_attempts: u32,
+}
+
+impl ResourceManager {
+    /// A ResourceManager with no nodes and no apps.
+    pub fn new(config: AllocConfig, settings: CoreSettings, now: Time) -> ResourceManager {
+        let tree = QueueTree::new(config, settings.tree_settings(), Resource::ZERO);
+        let placement = placement_for(&tree, &settings);
+        let interval = settings.scheduler.update_interval;
+        ResourceManager {
+            settings,
+            tree,
+            placement,
+            nodes: Nodes::default(),
+            inactive_nodes: BTreeMap::new(),
+            containers: Vec::new(),
+            free_containers: Vec::new(),
+            n_containers: 0,
+            apps: BTreeMap::new(),
+            active: Vec::new(),
+            finished_order: VecDeque::new(),
+            next_app_seq: 1,
+            next_update: now + interval,
+            next_queue_prune: now + QUEUE_PRUNE_INTERVAL,
+            last_now: now,
+            capacity_dirty: false,
+            max_shares_lowered: false,
+            events: Vec::new(),
+            counters: Counters::default(),
+        }
+    }
+
+    /// Handles one input at time `now` (which must not go backwards; an
+    /// earlier `now` is treated as the last one seen).
+    pub fn handle(&mut self, now: Time, input: Input) -> Output {
+        let now = now.max(self.last_now);
+        self.last_now = now;
+        self.events.clear();
+        self.expire_nodes(now);
+        let reply = match input {
+            Input::NodeRegistered(reg) => Reply::NodeRegistered(self.register_node(now, reg)),
+            Input::NodeHeartbeat(hb) => Reply::NodeHeartbeat(self.node_heartbeat(now, hb)),
+            Input::NodeUnregistered {
+                node,
+                decommissioned,
+            } => Reply::NodeUnregistered(self.unregister_node(now, &node, decommissioned)),
+            Input::NewApplication => Reply::NewApplication(self.new_application()),
+            Input::AppSubmitted(sub) => Reply::Submitted(self.submit(now, sub)),
+            Input::AmRegistered { app } => Reply::AmRegistered(self.register_am(now, app)),
+            Input::Allocate(req) => Reply::Allocate(self.allocate(now, req)),
+            Input::AttemptFinished {
+                app,
+                outcome,
+                diagnostics,
+            } => Reply::Done(self.finish_attempt(now, app, outcome, diagnostics)),
+            Input::KillApp { app, reason } => Reply::Done(self.kill_app(now, app, reason)),
+            Input::MoveApp { app, queue } => Reply::Moved(self.move_app(now, app, &queue)),
+            Input::SetAppPriority { app, priority } => {
+                Reply::Done(self.set_priority(app, priority))
+            }
+            Input::AllocConfigReplaced(config) => {
+                Reply::ConfigApplied(self.replace_config(now, *config))
+            }
+            Input::SettingsReplaced(settings) => {
+                self.replace_settings(*settings);
+                Reply::None
+            }
+            Input::Tick => Reply::None,
+        };
+        self.maybe_update(now);
+        Output {
+            reply,
+            events: std::mem::take(&mut self.events),
+        }
+    }
+
+    /// When the core next needs to be called even if nothing happens: the
+    /// next update pass or the next node expiry.
+    pub fn next_deadline(&self) -> Option<Time> {
+        let mut next = self.next_update.min(self.next_queue_prune);
+        if let Some((expiry, _)) = self.nodes.expiries.first() {
+            next = next.min(*expiry);
+        }
+        Some(next)
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &CoreSettings {
+        &self.settings
+    }
+
+    /// The queue tree (read-only).
+    pub fn tree(&self) -> &QueueTree {
+        &self.tree
+    }
+
+    /// Running totals since start.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    fn maybe_update(&mut self, now: Time) {
+        if now >= self.next_update {
+            self.update(now);
+            // Skip missed passes rather than running them back to back.
+            let interval = self.settings.scheduler.update_interval;
+            self.next_update = now + interval;
+        }
+        if now >= self.next_queue_prune {
+            let removed = self.tree.remove_empty_dynamic_queues();
+            if !removed.is_empty() {
+                self.events.push(Event::QueuesChanged {
+                    created: Vec::new(),
+                    removed,
+                });
+            }
+            self.next_queue_prune = now + QUEUE_PRUNE_INTERVAL;
+        }
+    }
+
+    /// The update pass: demand, fair shares, orderings (Hadoop's update thread).
+    pub(crate) fn update(&mut self, now: Time) {
+        self.tree.update();
+        self.counters.updates += 1;
+        self.events.push(Event::Updated { at: now });
+    }
+
+    fn replace_config(&mut self, now: Time, config: AllocConfig) -> weft_queue_tree::ConfigApplied {
+        self.max_shares_lowered = true;
+        let applied = self.tree.apply_config(config);
+        self.placement = placement_for(&self.tree, &self.settings);
+        for app in &applied.now_runnable {
+            self.app_became_runnable(now, *app);
+        }
+        // Reservations the new limits no longer allow are dropped on the
+        // nodes' next heartbeats; shares follow at once.
+        self.update(now);
+        applied
+    }
+
+    fn replace_settings(&mut self, settings: CoreSettings) {
+        self.settings = settings;
+        self.tree.set_settings(self.settings.tree_settings());
+        self.placement = placement_for(&self.tree, &self.settings);
+    }
+
+    /// Records that a waiting app became runnable.
+    pub(crate) fn app_became_runnable(&mut self, _now: Time, app: AppId) {
+        let Some(record) = self.apps.get_mut(&app) else {
+            return;
+        };
+        if record.state == AppState::WaitingForLimit {
+            record.state = AppState::Accepted;
+            record.diagnostics =
+                "runnable: waiting for its application master container".to_owned();
+            self.events.push(Event::AppStateChanged {
+                app,
+                queue: record.queue.clone(),
+                state: AppState::Accepted,
+                diagnostics: record.diagnostics.clone(),
+            });
+        }
+    }
+
+    pub(crate) fn active(&self, h: AppHandle) -> &ActiveApp {
+        self.active[h.index()]
+            .as_ref()
+            .expect("active app for a live handle")
+    }
+
+    pub(crate) fn active_mut(&mut self, h: AppHandle) -> &mut ActiveApp {
+        self.active[h.index()]
+            .as_mut()
+            .expect("active app for a live handle")
+    }
+
+    pub(crate) fn container(&self, idx: crate::nodes::ContainerIdx) -> &Container {
+        self.containers[idx.0 as usize]
+            .as_ref()
+            .expect("live container index")
+    }
+}
+
+/// Hadoop removes empty dynamic queues on each allocation-file poll (10 s).
+const QUEUE_PRUNE_INTERVAL: weft_model::Duration = weft_model::Duration::from_millis(10_000);
+
+fn placement_for(tree: &QueueTree, settings: &CoreSettings) -> PlacementPolicy {
+    tree.config().placement.clone().unwrap_or_else(|| {
+        PlacementPolicy::from_site_flags(
+            settings.scheduler.user_as_default_queue,
+            settings.scheduler.allow_undeclared_pools,
+        )
+    })
+}
