@@ -21,10 +21,7 @@ pub(crate) struct Container {
     pub(crate) node_pos: u32,
     pub(crate) resource: Resource,
     /// Request priority: victims of preemption are taken lowest priority first.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "read by preemption, which lands next")
-    )]
+    #[expect(dead_code, reason = "read by preemption, which lands next")]
     pub(crate) priority: Priority,
     pub(crate) is_am: bool,
     pub(crate) running: bool,
