@@ -246,6 +246,21 @@ impl ResourceManager {
         Some(next)
     }
 
+    /// False when a heartbeat from `node` reporting no container changes
+    /// would decide nothing: the node holds no reservation and no preempted
+    /// resources, and either it cannot fit the smallest container or no app
+    /// has pending asks. Drivers that model many idle nodes (the simulator)
+    /// may skip such heartbeats without changing any decision; they must then
+    /// keep nodes alive by other means (a long liveness expiry).
+    pub fn heartbeat_would_schedule(&self, node: &NodeId) -> bool {
+        let Some(idx) = self.nodes.lookup(node) else { return true };
+        let n = self.nodes.get(idx);
+        if n.reservation.is_some() || !n.preempted_for.is_empty() || self.capacity_dirty {
+            return true;
+        }
+        self.settings.scheduler.min_allocation().fits_in(&n.available()) && self.tree.has_schedulable_apps()
+    }
+
     /// The settings in force.
     pub fn settings(&self) -> &CoreSettings {
         &self.settings

@@ -476,6 +476,11 @@ impl QueueTree {
         self.app_ids.values().copied()
     }
 
+    /// True when some runnable app has pending asks (a walk could find work).
+    pub fn has_schedulable_apps(&self) -> bool {
+        !self.queue(ROOT).order.is_empty()
+    }
+
     /// Number of apps in the tree.
     pub fn n_apps(&self) -> usize {
         self.app_ids.len()
