@@ -237,10 +237,10 @@ impl FromStr for ContainerId {
     }
 }
 
-/// A NodeManager: `host:port`.
+/// A NodeManager: `host:port`. Cheap to clone (the host is shared).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId {
-    host: String,
+    host: std::sync::Arc<str>,
     port: u16,
 }
 
@@ -255,7 +255,7 @@ impl NodeId {
             });
         }
         Ok(NodeId {
-            host: host.to_owned(),
+            host: std::sync::Arc::from(host),
             port,
         })
     }
