@@ -1,0 +1,11 @@
+//! Helpers shared by the tests and benchmarks of every Weft crate.
+//!
+//! This crate is a dev-dependency only and, unlike the pure crates, may read
+//! the clock: [`timing`] is the tiny benchmark harness every `benches/` target
+//! uses, so the pure crates' own code never touches `Instant`. Test builders
+//! and fixture helpers shared between crates belong here too as they appear.
+
+pub mod timing;
+
+pub use std::hint::black_box;
+pub use timing::{Summary, bench};
