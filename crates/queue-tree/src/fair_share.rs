@@ -6,6 +6,7 @@
 //! parent's child queues, a leaf's runnable apps), which resource types a
 //! policy shares (`fair`: memory; `drf`: every type), what counts as an active
 //! queue and where the results are stored are the queue tree's business.
+//! The search itself lives in `search`; this file handles the inputs.
 //!
 //! # What Hadoop computes
 //!
@@ -35,32 +36,29 @@
 //! rounds down when converted to `double`. Weft stops instead and gives every
 //! searched input its share at `R = ∞`: its max share (0 for a NaN weight).
 //!
-//! # How it is made fast without changing a result
+//! # Fast, without changing a result
 //!
-//! The search needs `used(R)` at up to about 60 ratios; everything below
-//! computes exactly the values Hadoop's loop computes, only with less work.
+//! Hadoop evaluates `used(R)` over every input at up to about 60 ratios. Weft
+//! computes the same final ratio with far less work, using only facts it can
+//! prove (see `search` for the details):
 //!
 //! * An input's share is a non-decreasing function of `R` (rounding, `max`,
 //!   `min` and truncation are all monotone), so `used` is monotone too.
-//! * Inputs with equal (weight, min, max) next to each other form one group:
-//!   `k` equal shares sum to `k` times the share, and a saturating sum of
-//!   non-negative terms equals `min(exact sum, Long.MAX_VALUE)` in any order.
-//! * Doubling: by monotonicity the final upper bound is `2^K` for the
-//!   smallest `K ≥ 0` with `used(2^K) ≥ target`. The search guesses `K` from
-//!   `target / Σ weights` and checks `used(2^K)` and `used(2^(K-1))`, walking
-//!   one step at a time if the guess was wrong, instead of evaluating every
-//!   power of two from 1. The bisection's first midpoint is `2^(K-1)`, already
-//!   known to fall short, so it is not evaluated again.
-//! * Bisection: every midpoint lies between the current bounds, so a group
-//!   whose share is equal at both bounds has that share at every later
-//!   midpoint. Such groups are frozen into a constant and never evaluated
-//!   again; after a dozen steps only the few inputs whose truncated share
-//!   still changes inside the interval are left.
-//! * Past `R = 2^213` every positive `f32` weight times `R` exceeds `2^64`, more
-//!   than any max share, so `used(2^213) = used(∞)`: if that still falls short,
-//!   Hadoop would hang (see above) and the search stops.
+//! * Neighbouring inputs with equal (weight, min, max) form one group: `k`
+//!   equal shares sum to `k` times the share, and a saturating sum of
+//!   non-negative terms is `min(exact sum, Long.MAX_VALUE)` in any order.
+//! * By monotonicity, Hadoop's doubling ends at `2^K` for the smallest `K`
+//!   with `used(2^K) ≥ target`, which can be found from a good guess.
+//! * A group whose share is equal at both ends of the bisection interval has
+//!   that share at every later midpoint: it is frozen into a constant.
+//! * Many midpoints are decided by bounds on `used` without evaluating it.
+//! * Once at most one group's share still varies, `used(R) ≥ target` is
+//!   `R ≥ θ` for a threshold `θ` computed exactly, and the remaining steps are
+//!   mere comparisons.
 
-use std::mem;
+mod search;
+
+use search::{Group, Searched};
 
 /// One schedulable's side of the computation, for one resource type.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -112,9 +110,9 @@ pub enum ShareError {
 pub struct ShareScratch {
     /// Runs of equal searched inputs, in input order.
     groups: Vec<Group>,
-    /// Per group: its share at the bisection's lower bound.
+    /// Per group: its share at the bisection's lower end.
     at_lower: Vec<u64>,
-    /// Per group: its share at the bisection's upper bound.
+    /// Per group: its share at the bisection's upper end.
     at_upper: Vec<u64>,
     /// Per group: its share at the latest midpoint.
     at_mid: Vec<u64>,
@@ -154,294 +152,87 @@ pub fn compute_shares(
         });
     }
     scratch.groups.clear();
+    let instantaneous = kind == ShareKind::Instantaneous;
     let mut taken = 0_u64;
     let mut max_sum = 0_u64;
-    let mut n_searched = 0_usize;
     // Searched inputs whose share does not depend on R (NaN or infinite
     // weights) still count in every used(R).
     let mut constant = 0_u64;
+    // The last grouped input as given, so equal neighbours join its group
+    // without any conversion.
+    let mut last: Option<(u32, u64, u64)> = None;
     for (input, slot) in inputs.iter().zip(out.iter_mut()) {
-        let Searched { min, max } = match classify(input, kind) {
-            Class::Fixed(share) => {
-                *slot = from_long(share);
-                taken = long_add(taken, share);
+        if let Some(share) = fixed_share(input, instantaneous) {
+            *slot = from_long(share);
+            taken = long_add(taken, share);
+            continue;
+        }
+        max_sum = long_add(max_sum, to_long(input.max_share));
+        let raw = (input.weight.to_bits(), input.min_share, input.max_share);
+        if last == Some(raw) {
+            if let Some(group) = scratch.groups.last_mut() {
+                group.count += 1;
                 continue;
             }
-            Class::Searched(bounds) => bounds,
-        };
-        n_searched += 1;
-        max_sum = long_add(max_sum, max);
-        let weight = f64::from(input.weight);
-        if weight.is_nan() {
-            // Java's Math.max and Math.min propagate NaN and (long) NaN is 0,
-            // whatever the ratio.
-            *slot = 0;
-            continue;
         }
-        let group = Group {
-            weight,
-            min: min as f64,
-            max: max as f64,
-            count: 1,
-        };
-        if weight.is_infinite() {
-            // Every ratio the search evaluates is positive, so the product
-            // is always infinite and the share always the max share.
-            let share = group.share_at(1.0);
-            *slot = from_long(share);
-            constant = long_add(constant, share);
-            continue;
-        }
-        match scratch.groups.last_mut() {
-            Some(last) if last.same_shares_as(&group) => last.count += 1,
-            _ => scratch.groups.push(group),
+        let min = to_long(input.min_share);
+        let max = to_long(input.max_share);
+        match Group::classify(input.weight, min, max) {
+            Searched::Constant(share) => {
+                *slot = from_long(share);
+                constant = long_add(constant, share);
+            }
+            Searched::Group(group) => {
+                last = Some(raw);
+                match scratch.groups.last_mut() {
+                    Some(prev) if prev.same_shares_as(&group) => prev.count += 1,
+                    _ => scratch.groups.push(group),
+                }
+            }
         }
     }
-    if n_searched == 0 || scratch.groups.is_empty() {
-        // Every searched share is already known: none depends on the ratio.
+    if scratch.groups.is_empty() {
+        // Every share is known already: none depends on the ratio.
         return Ok(());
     }
     let target = max_sum.min(to_long(total).saturating_sub(taken));
     let ratio = scratch.search(constant, target);
+
+    // Groups are runs of grouped inputs in input order, so walking both
+    // together hands each member its group's share.
+    let mut groups = scratch.groups.iter();
+    let (mut share, mut left) = (0, 0);
     for (input, slot) in inputs.iter().zip(out.iter_mut()) {
-        if let Class::Searched(Searched { min, max }) = classify(input, kind) {
-            let weight = f64::from(input.weight);
-            if weight.is_nan() {
-                continue;
-            }
-            let group = Group {
-                weight,
-                min: min as f64,
-                max: max as f64,
-                count: 1,
-            };
-            *slot = from_long(group.share_at(ratio));
+        if fixed_share(input, instantaneous).is_some() || !Group::is_grouped(input.weight) {
+            continue;
         }
+        if left == 0 {
+            // The groups were built from these very inputs, so one is there.
+            let Some(group) = groups.next() else { break };
+            share = from_long(group.share_at(ratio));
+            left = group.count;
+        }
+        *slot = share;
+        left -= 1;
     }
     Ok(())
 }
 
-/// Hadoop's bisection steps (`COMPUTE_FAIR_SHARES_ITERATIONS`).
-const ITERATIONS: u32 = 25;
-
 /// Java's `Long.MAX_VALUE`, where every sum saturates.
 const LONG_MAX: u64 = i64::MAX as u64;
 
-/// The exponent past which doubling can no longer change `used`: the smallest
-/// positive `f32` is `2^-149`, so at `R = 2^213` every searched weight times
-/// `R` is at least `2^64`, above any max share (at most `2^63` as a double).
-const LAST_DOUBLING: i32 = 213;
-
-/// How Hadoop treats an input before the search.
-enum Class {
-    /// Its share is fixed (in Hadoop's `long` range) and it sits the search out.
-    Fixed(u64),
-    /// It takes part in the search.
-    Searched(Searched),
-}
-
-/// A searched input's bounds in Hadoop's `long` range.
-struct Searched {
-    min: u64,
-    max: u64,
-}
-
 /// Hadoop's `getFairShareIfFixed`, in its order: a zero max share, then (for
-/// instantaneous shares) inactivity, then a weight ≤ 0 (NaN is not ≤ 0).
-fn classify(input: &ShareInput, kind: ShareKind) -> Class {
-    let min = to_long(input.min_share);
-    let max = to_long(input.max_share);
-    if max == 0 || (kind == ShareKind::Instantaneous && !input.active) {
-        Class::Fixed(0)
+/// instantaneous shares) inactivity, then a weight ≤ 0 (NaN is not ≤ 0). The
+/// share is in Hadoop's `long` range; `None` means the input is searched.
+#[inline]
+fn fixed_share(input: &ShareInput, instantaneous: bool) -> Option<u64> {
+    if input.max_share == 0 || (instantaneous && !input.active) {
+        Some(0)
     } else if input.weight <= 0.0 {
-        Class::Fixed(min)
+        Some(to_long(input.min_share))
     } else {
-        Class::Searched(Searched { min, max })
+        None
     }
-}
-
-/// A run of searched inputs with equal weight and bounds (as doubles, which is
-/// all their share depends on). Invariant: `weight` is finite and positive.
-#[derive(Clone, Copy, Debug)]
-struct Group {
-    weight: f64,
-    min: f64,
-    max: f64,
-    count: u64,
-}
-
-impl Group {
-    /// Hadoop's `computeShare` for a ratio that is not NaN. Comparisons rather
-    /// than `f64::max`/`f64::min` because no operand can be NaN here and they
-    /// compile to single instructions.
-    #[inline]
-    fn share_at(&self, ratio: f64) -> u64 {
-        let mut share = self.weight * ratio;
-        if share < self.min {
-            share = self.min;
-        }
-        if share > self.max {
-            share = self.max;
-        }
-        // Java's (long) cast: truncation, saturating at Long.MAX_VALUE.
-        share as i64 as u64
-    }
-
-    /// This group's contribution to `used(ratio)`, saturating.
-    #[inline]
-    fn used_at(&self, ratio: f64) -> (u64, u64) {
-        let share = self.share_at(ratio);
-        (share, share.saturating_mul(self.count))
-    }
-
-    fn same_shares_as(&self, other: &Group) -> bool {
-        self.weight.to_bits() == other.weight.to_bits()
-            && self.min.to_bits() == other.min.to_bits()
-            && self.max.to_bits() == other.max.to_bits()
-    }
-}
-
-impl ShareScratch {
-    /// Runs Hadoop's doubling and bisection over `self.groups` (plus
-    /// `constant`, the ratio-independent part of `used`) and returns the final
-    /// upper bound, at which every searched share is taken.
-    fn search(&mut self, constant: u64, target: u64) -> f64 {
-        let n_groups = self.groups.len();
-        for buf in [&mut self.at_lower, &mut self.at_upper, &mut self.at_mid] {
-            buf.clear();
-            buf.resize(n_groups, 0);
-        }
-
-        // Find K, the smallest K >= 0 with used(2^K) >= target, leaving the
-        // shares at 2^K in at_upper and those at 2^(K-1) (or at 0 when K = 0,
-        // a lower bound for every ratio the bisection visits) in at_lower.
-        let mut k = self.first_guess(target);
-        if self.used_all(pow2(k), constant, Bound::Upper) < target {
-            loop {
-                mem::swap(&mut self.at_lower, &mut self.at_upper);
-                if k == LAST_DOUBLING {
-                    // used(∞) falls short: Hadoop would double forever.
-                    return f64::INFINITY;
-                }
-                k += 1;
-                if self.used_all(pow2(k), constant, Bound::Upper) >= target {
-                    break;
-                }
-            }
-        } else {
-            loop {
-                if k == 0 {
-                    self.used_all(0.0, constant, Bound::Lower);
-                    break;
-                }
-                if self.used_all(pow2(k - 1), constant, Bound::Lower) < target {
-                    break;
-                }
-                mem::swap(&mut self.at_lower, &mut self.at_upper);
-                k -= 1;
-            }
-        }
-
-        let mut lower = 0.0;
-        let mut upper = pow2(k);
-        let mut steps = ITERATIONS;
-        if k > 0 {
-            // Hadoop's first midpoint is 2^(K-1): known to fall short.
-            lower = upper / 2.0;
-            steps -= 1;
-        }
-        self.live.clear();
-        self.live.extend(0..n_groups);
-        let mut frozen = constant;
-        for _ in 0..steps {
-            let mid = (lower + upper) / 2.0;
-            let mut used = 0_u64;
-            let mut n_live = 0;
-            for live_idx in 0..self.live.len() {
-                let group_idx = self.live[live_idx];
-                let group = &self.groups[group_idx];
-                let at_lower = self.at_lower[group_idx];
-                if at_lower == self.at_upper[group_idx] {
-                    frozen = frozen.saturating_add(at_lower.saturating_mul(group.count));
-                    continue;
-                }
-                let (share, contribution) = group.used_at(mid);
-                self.at_mid[group_idx] = share;
-                used = used.saturating_add(contribution);
-                self.live[n_live] = group_idx;
-                n_live += 1;
-            }
-            self.live.truncate(n_live);
-            let used = frozen.saturating_add(used).min(LONG_MAX);
-            if used == target {
-                upper = mid;
-                break;
-            } else if used < target {
-                lower = mid;
-                mem::swap(&mut self.at_lower, &mut self.at_mid);
-            } else {
-                upper = mid;
-                mem::swap(&mut self.at_upper, &mut self.at_mid);
-            }
-        }
-        upper
-    }
-
-    /// `used(ratio)` over every group, recording each group's share in the
-    /// `bound` buffer.
-    fn used_all(&mut self, ratio: f64, constant: u64, bound: Bound) -> u64 {
-        let shares = match bound {
-            Bound::Lower => &mut self.at_lower,
-            Bound::Upper => &mut self.at_upper,
-        };
-        let mut used = constant;
-        for (group, slot) in self.groups.iter().zip(shares.iter_mut()) {
-            let (share, contribution) = group.used_at(ratio);
-            *slot = share;
-            used = used.saturating_add(contribution);
-        }
-        used.min(LONG_MAX)
-    }
-
-    /// A guess at K from the shares' linear part: `target / Σ weights` is
-    /// where the shares would add up if no min, max or truncation applied.
-    /// Only the number of evaluations depends on it, never the result.
-    fn first_guess(&self, target: u64) -> i32 {
-        let weight_sum: f64 = self
-            .groups
-            .iter()
-            .map(|group| group.weight * group.count as f64)
-            .sum();
-        let ratio = target as f64 / weight_sum;
-        if ratio.is_nan() || ratio <= 1.0 {
-            return 0;
-        }
-        if ratio >= pow2(LAST_DOUBLING) {
-            return LAST_DOUBLING;
-        }
-        // ceil(log2(ratio)) from the bits: exact, and no libm in the way.
-        let bits = ratio.to_bits();
-        let exponent = ((bits >> 52) & 0x7ff) as i32 - 1023;
-        let is_power_of_two = bits & ((1 << 52) - 1) == 0;
-        if is_power_of_two {
-            exponent
-        } else {
-            exponent + 1
-        }
-    }
-}
-
-/// Which endpoint buffer an evaluation fills.
-#[derive(Clone, Copy)]
-enum Bound {
-    Lower,
-    Upper,
-}
-
-/// `2^k` exactly, for `0 <= k <= LAST_DOUBLING`.
-fn pow2(k: i32) -> f64 {
-    debug_assert!((0..=LAST_DOUBLING).contains(&k));
-    f64::from_bits(((k + 1023) as u64) << 52)
 }
 
 /// A `u64` as a Java `long`: everything from `i64::MAX` up is `Long.MAX_VALUE`.

@@ -704,6 +704,67 @@ proptest! {
     }
 }
 
+/// Many different inputs, as a parent with a hundred configured children
+/// has: most midpoints are then decided by the bisection's bounds.
+fn many_inputs() -> impl Strategy<Value = Vec<ShareInput>> {
+    let input = (1_u32..=64, 0_u64..=5000, 0_u8..8, any::<bool>()).prop_map(
+        |(weight, min_share, shape, active)| ShareInput {
+            weight: weight as f32 / 8.0,
+            min_share: if shape < 5 { 0 } else { min_share },
+            max_share: if shape % 4 == 0 {
+                min_share + 2000
+            } else {
+                u64::MAX
+            },
+            active,
+        },
+    );
+    prop::collection::vec(input, 0..300)
+}
+
+/// Inputs as a leaf's runnable apps are: no min share, unbounded max share,
+/// weights from Hadoop's size-based weighting or edge values.
+fn app_inputs() -> impl Strategy<Value = Vec<ShareInput>> {
+    let weight = prop_oneof![
+        4 => (1_u32..=40).prop_map(|w| w as f32 / 2.0),
+        2 => (1_u64..=(1 << 40)).prop_map(|demand| ((1 + demand) as f32).log2()),
+        1 => any_weight(),
+    ];
+    let input = weight.prop_map(|weight| ShareInput {
+        weight,
+        min_share: 0,
+        max_share: u64::MAX,
+        active: true,
+    });
+    prop::collection::vec(input, 0..60)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn fast_matches_reference_on_app_inputs(
+        inputs in app_inputs(),
+        total in prop_oneof![0_u64..=100_000, 0_u64..=(1 << 53), any_amount()],
+        kind in any_kind(),
+    ) {
+        let mut out = vec![0; inputs.len()];
+        compute_shares(&mut ShareScratch::new(), &inputs, total, kind, &mut out).unwrap();
+        prop_assert_eq!(out, reference::compute(&inputs, total, kind));
+    }
+
+    #[test]
+    fn fast_matches_reference_on_many_inputs(
+        inputs in many_inputs(),
+        total in prop_oneof![0_u64..=1_000_000, 0_u64..=(1 << 45)],
+        kind in any_kind(),
+    ) {
+        let mut out = vec![0; inputs.len()];
+        compute_shares(&mut ShareScratch::new(), &inputs, total, kind, &mut out).unwrap();
+        prop_assert_eq!(out, reference::compute(&inputs, total, kind));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
