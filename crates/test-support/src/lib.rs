@@ -1,6 +1,12 @@
 //! Helpers shared by the tests and benchmarks of every Weft crate.
 //!
 //! This crate is a dev-dependency only and, unlike the pure crates, may read
-//! the clock. [`scenario`] drives the core from text fixtures.
+//! the clock: [`timing`] is the tiny benchmark harness every `benches/` target
+//! uses, so the pure crates' own code never touches `Instant`. [`scenario`]
+//! drives the core from text fixtures for the data-driven tests.
 
 pub mod scenario;
+pub mod timing;
+
+pub use std::hint::black_box;
+pub use timing::{Summary, bench};
