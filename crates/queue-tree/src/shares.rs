@@ -11,7 +11,7 @@ use weft_model::{Resource, ResourceType};
 
 use crate::apps::app_weight;
 use crate::config::QueueKind;
-use crate::fair_share::{ShareInput, ShareKind, compute_shares};
+use crate::fair_share::{ShareInput, ShareKind, ShareScratch, compute_shares};
 use crate::policy::Policy;
 use crate::tree::{AppHandle, QueueId, QueueTree, ROOT};
 
@@ -21,6 +21,7 @@ pub(crate) struct Scratch {
     inputs: Vec<ShareInput>,
     out: Vec<u64>,
     members: Vec<u32>,
+    search: ShareScratch,
 }
 
 impl QueueTree {
@@ -99,7 +100,14 @@ impl QueueTree {
                     }
                     scratch.out.clear();
                     scratch.out.resize(children.len(), 0);
-                    compute_shares(&scratch.inputs, total.get(ty), kind, &mut scratch.out);
+                    let done = compute_shares(
+                        &mut scratch.search,
+                        &scratch.inputs,
+                        total.get(ty),
+                        kind,
+                        &mut scratch.out,
+                    );
+                    debug_assert!(done.is_ok(), "one output slot per input");
                     for (share, v) in shares.iter_mut().zip(&scratch.out) {
                         share.set(ty, *v);
                     }
@@ -161,12 +169,14 @@ impl QueueTree {
             }
             scratch.out.clear();
             scratch.out.resize(runnable.len(), 0);
-            compute_shares(
+            let done = compute_shares(
+                &mut scratch.search,
                 &scratch.inputs,
                 total.get(ty),
                 ShareKind::Instantaneous,
                 &mut scratch.out,
             );
+            debug_assert!(done.is_ok(), "one output slot per input");
             for (share, v) in shares.iter_mut().zip(&scratch.out) {
                 share.set(ty, *v);
             }
