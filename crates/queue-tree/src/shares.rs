@@ -6,6 +6,13 @@
 //! this module decides who splits what: each parent among its children by its
 //! policy (`fair`: memory only; `drf`: every type), each leaf among its
 //! runnable apps (`fifo`: all to the earliest app).
+//!
+//! Hadoop does demand, shares and sorting as separate passes. Weft does them
+//! in one depth-first pass that allocates nothing: ComputeFairShares never
+//! reads demand (only weights, min and max shares and whether a queue is
+//! active), so a parent can split its share before its children's demands are
+//! known, and each member is re-keyed only when an input of its key (demand,
+//! weight) changed; usage changes were already re-keyed as they happened.
 
 use weft_model::{Resource, ResourceType};
 
@@ -20,155 +27,204 @@ use crate::tree::{AppHandle, QueueId, QueueTree, ROOT};
 pub(crate) struct Scratch {
     inputs: Vec<ShareInput>,
     out: Vec<u64>,
-    members: Vec<u32>,
+    shares: Vec<Resource>,
     search: ShareScratch,
 }
 
 impl QueueTree {
     /// Recomputes demand (capped by max shares), app weights and instantaneous
-    /// fair shares, then refreshes every ordering. The core calls this every
-    /// `update-interval-ms`.
+    /// fair shares, and re-keys every member whose key changed. The core calls
+    /// this every `update-interval-ms`.
     pub fn update(&mut self) {
-        self.update_demand(ROOT);
         self.queue_mut(ROOT).fair_share = self.cluster;
-        self.compute_children_shares(ROOT, ShareKind::Instantaneous);
-        self.refresh_all_keys();
+        self.update_queue(ROOT);
     }
 
     /// Recomputes steady fair shares from the cluster size and the configured
     /// weights, min and max shares of every queue, active or not.
     pub fn update_steady_shares(&mut self) {
         self.queue_mut(ROOT).steady_fair_share = self.cluster;
-        self.compute_children_shares(ROOT, ShareKind::Steady);
+        self.steady_shares(ROOT);
     }
 
-    fn update_demand(&mut self, id: QueueId) -> Resource {
-        let mut demand = Resource::ZERO;
-        match self.queue(id).kind {
+    /// One queue of the update pass: its fair share is already set. Returns
+    /// its demand.
+    fn update_queue(&mut self, id: QueueId) -> Resource {
+        let demand = match self.queue(id).kind {
             QueueKind::Parent => {
-                for i in 0..self.queue(id).children.len() {
+                let n = self.queue(id).children.len();
+                let total = self.queue(id).fair_share;
+                let policy = self.queue(id).settings.policy;
+                self.split_among_children(id, policy, total, ShareKind::Instantaneous);
+                for i in 0..n {
                     let child = self.queue(id).children[i];
-                    demand += self.update_demand(child);
+                    let new_share = self.scratch.shares[i];
+                    let q = self.queue_mut(child);
+                    let old_share = std::mem::replace(&mut q.fair_share, new_share);
+                    // An empty subtree whose share was and stays zero has
+                    // nothing to recompute below it.
+                    q.skip_update = q.n_apps == 0
+                        && q.demand.is_zero()
+                        && old_share.is_zero()
+                        && new_share.is_zero();
                 }
-            }
-            QueueKind::Leaf => {
-                let size_based = self.settings.size_based_weight;
-                let handles: Vec<AppHandle> = self.leaf_apps(id);
-                for h in handles {
-                    let app = self.app_mut(h);
-                    app.demand = app.usage + app.pending;
-                    app.weight = app_weight(size_based, app.demand, app.priority);
-                    demand += app.demand;
+                let mut demand = Resource::ZERO;
+                for i in 0..n {
+                    let child = self.queue(id).children[i];
+                    if !self.queue(child).skip_update {
+                        demand += self.update_queue(child);
+                    }
                 }
+                demand
             }
-        }
-        let queue = self.queue_mut(id);
-        queue.demand = demand.component_min(queue.settings.max_share);
-        queue.demand
-    }
-
-    /// Every app in a leaf, runnable or waiting.
-    pub(crate) fn leaf_apps(&self, id: QueueId) -> Vec<AppHandle> {
-        let queue = self.queue(id);
-        let mut handles = queue.runnable_apps.clone();
-        handles.extend(queue.waiting_apps.iter().map(|(_, _, h)| *h));
-        handles
-    }
-
-    /// Splits `id`'s share (fair or steady, per `kind`) among its members, recursively.
-    fn compute_children_shares(&mut self, id: QueueId, kind: ShareKind) {
-        let policy = self.queue(id).settings.policy;
-        let total = match kind {
-            ShareKind::Instantaneous => self.queue(id).fair_share,
-            ShareKind::Steady => self.queue(id).steady_fair_share,
+            QueueKind::Leaf => self.update_leaf(id),
         };
-        match self.queue(id).kind {
-            QueueKind::Parent => {
-                let children = self.queue(id).children.clone();
-                let mut shares = vec![Resource::ZERO; children.len()];
-                for &ty in policy_types(policy) {
-                    let mut scratch = std::mem::take(&mut self.scratch);
-                    scratch.inputs.clear();
-                    for child in &children {
-                        let q = self.queue(*child);
-                        scratch.inputs.push(ShareInput {
-                            weight: q.settings.weight,
-                            min_share: q.settings.min_share.get(ty),
-                            max_share: q.settings.max_share.get(ty),
-                            active: q.n_runnable > 0,
-                        });
-                    }
-                    scratch.out.clear();
-                    scratch.out.resize(children.len(), 0);
-                    let done = compute_shares(
-                        &mut scratch.search,
-                        &scratch.inputs,
-                        total.get(ty),
-                        kind,
-                        &mut scratch.out,
-                    );
-                    debug_assert!(done.is_ok(), "one output slot per input");
-                    for (share, v) in shares.iter_mut().zip(&scratch.out) {
-                        share.set(ty, *v);
-                    }
-                    self.scratch = scratch;
-                }
-                for (child, share) in children.iter().zip(shares) {
-                    let q = self.queue_mut(*child);
-                    match kind {
-                        ShareKind::Instantaneous => q.fair_share = share,
-                        ShareKind::Steady => q.steady_fair_share = share,
-                    }
-                    self.compute_children_shares(*child, kind);
-                }
-            }
-            // Steady shares stop at leaves: apps have none.
-            QueueKind::Leaf if kind == ShareKind::Steady => {}
-            QueueKind::Leaf => self.compute_app_shares(id, policy, total),
+        let q = self.queue_mut(id);
+        let capped = demand.component_min(q.settings.max_share);
+        if capped != q.demand {
+            q.demand = capped;
+            self.rekey_queue(id);
         }
+        capped
     }
 
-    fn compute_app_shares(&mut self, leaf: QueueId, policy: Policy, total: Resource) {
-        // Waiting apps get no share.
-        for (_, _, h) in self.queue(leaf).waiting_apps.clone() {
-            self.app_mut(h).fair_share = Resource::ZERO;
+    /// A leaf of the update pass: app demands and weights, then app shares,
+    /// then re-keys. Returns the demand of all its apps, waiting ones included.
+    fn update_leaf(&mut self, id: QueueId) -> Resource {
+        let size_based = self.settings.size_based_weight;
+        let mut demand = Resource::ZERO;
+        let n_runnable = self.queue(id).runnable_apps.len();
+        for i in 0..n_runnable {
+            let h = self.queue(id).runnable_apps[i];
+            demand += self.update_app_demand(h, size_based);
         }
-        let runnable = self.queue(leaf).runnable_apps.clone();
-        if runnable.is_empty() {
+        if !self.queue(id).waiting_apps.is_empty() {
+            let waiting: Vec<AppHandle> = self
+                .queue(id)
+                .waiting_apps
+                .iter()
+                .map(|(_, _, h)| *h)
+                .collect();
+            for h in waiting {
+                demand += self.update_app_demand(h, size_based);
+                // Waiting apps get no share.
+                self.app_mut(h).fair_share = Resource::ZERO;
+            }
+        }
+        if n_runnable > 0 {
+            let policy = self.queue(id).settings.policy;
+            let total = self.queue(id).fair_share;
+            self.split_among_apps(id, policy, total);
+        }
+        demand
+    }
+
+    /// Sets an app's demand and weight; re-keys it if either changed.
+    fn update_app_demand(&mut self, h: AppHandle, size_based: bool) -> Resource {
+        let app = self.app_mut(h);
+        let demand = app.usage + app.pending;
+        let weight = app_weight(size_based, demand, app.priority);
+        if demand != app.demand || weight != app.weight {
+            app.demand = demand;
+            app.weight = weight;
+            self.rekey_app(h);
+        }
+        demand
+    }
+
+    /// Steady shares below `id`, whose own steady share is set.
+    fn steady_shares(&mut self, id: QueueId) {
+        if self.queue(id).kind != QueueKind::Parent {
+            // Steady shares stop at leaves: apps have none.
             return;
         }
+        let n = self.queue(id).children.len();
+        let total = self.queue(id).steady_fair_share;
+        let policy = self.queue(id).settings.policy;
+        self.split_among_children(id, policy, total, ShareKind::Steady);
+        for i in 0..n {
+            let child = self.queue(id).children[i];
+            self.queue_mut(child).steady_fair_share = self.scratch.shares[i];
+        }
+        for i in 0..n {
+            let child = self.queue(id).children[i];
+            self.steady_shares(child);
+        }
+    }
+
+    /// Splits `total` among `id`'s children by `policy` into `scratch.shares`.
+    fn split_among_children(
+        &mut self,
+        id: QueueId,
+        policy: Policy,
+        total: Resource,
+        kind: ShareKind,
+    ) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let n = self.queue(id).children.len();
+        scratch.shares.clear();
+        scratch.shares.resize(n, Resource::ZERO);
+        for &ty in policy_types(policy) {
+            scratch.inputs.clear();
+            for &child in &self.queue(id).children {
+                let q = self.queue(child);
+                scratch.inputs.push(ShareInput {
+                    weight: q.settings.weight,
+                    min_share: q.settings.min_share.get(ty),
+                    max_share: q.settings.max_share.get(ty),
+                    active: q.n_runnable > 0,
+                });
+            }
+            scratch.out.clear();
+            scratch.out.resize(n, 0);
+            let done = compute_shares(
+                &mut scratch.search,
+                &scratch.inputs,
+                total.get(ty),
+                kind,
+                &mut scratch.out,
+            );
+            debug_assert!(done.is_ok(), "one output slot per input");
+            for (share, v) in scratch.shares.iter_mut().zip(&scratch.out) {
+                share.set(ty, *v);
+            }
+        }
+        self.scratch = scratch;
+    }
+
+    /// Splits a leaf's fair share among its runnable apps.
+    fn split_among_apps(&mut self, leaf: QueueId, policy: Policy, total: Resource) {
+        let n = self.queue(leaf).runnable_apps.len();
         if policy == Policy::Fifo {
             // Hadoop gives the earliest app everything. Weft also zeroes the
             // others (Hadoop leaves them stale): see docs/allocation-file.md.
+            let runnable = &self.queue(leaf).runnable_apps;
             let earliest = runnable
                 .iter()
                 .copied()
                 .min_by_key(|h| (self.app(*h).start, self.app(*h).tie))
-                .expect("non-empty");
-            for h in &runnable {
-                self.app_mut(*h).fair_share = if *h == earliest {
-                    total
-                } else {
-                    Resource::ZERO
-                };
+                .expect("called with runnable apps");
+            for i in 0..n {
+                let h = self.queue(leaf).runnable_apps[i];
+                self.app_mut(h).fair_share = if h == earliest { total } else { Resource::ZERO };
             }
             return;
         }
-        let mut shares = vec![Resource::ZERO; runnable.len()];
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.shares.clear();
+        scratch.shares.resize(n, Resource::ZERO);
         for &ty in policy_types(policy) {
-            let mut scratch = std::mem::take(&mut self.scratch);
             scratch.inputs.clear();
-            scratch.members.clear();
-            for h in &runnable {
+            for &h in &self.queue(leaf).runnable_apps {
                 scratch.inputs.push(ShareInput {
-                    weight: self.app(*h).weight,
+                    weight: self.app(h).weight,
                     min_share: 0,
                     max_share: u64::MAX,
                     active: true,
                 });
             }
             scratch.out.clear();
-            scratch.out.resize(runnable.len(), 0);
+            scratch.out.resize(n, 0);
             let done = compute_shares(
                 &mut scratch.search,
                 &scratch.inputs,
@@ -177,14 +233,15 @@ impl QueueTree {
                 &mut scratch.out,
             );
             debug_assert!(done.is_ok(), "one output slot per input");
-            for (share, v) in shares.iter_mut().zip(&scratch.out) {
+            for (share, v) in scratch.shares.iter_mut().zip(&scratch.out) {
                 share.set(ty, *v);
             }
-            self.scratch = scratch;
         }
-        for (h, share) in runnable.iter().zip(shares) {
-            self.app_mut(*h).fair_share = share;
+        for i in 0..n {
+            let h = self.queue(leaf).runnable_apps[i];
+            self.app_mut(h).fair_share = scratch.shares[i];
         }
+        self.scratch = scratch;
     }
 }
 

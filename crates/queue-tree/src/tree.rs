@@ -136,6 +136,8 @@ pub(crate) struct Queue {
     pub(crate) order: BTreeSet<OrderKey>,
     /// This queue's key in its parent's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
+    /// Scratch flag of the update pass: nothing below this queue changes.
+    pub(crate) skip_update: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -954,6 +956,7 @@ impl Queue {
             waiting_apps: BTreeSet::new(),
             order: BTreeSet::new(),
             listed_key: None,
+            skip_update: false,
         }
     }
 }

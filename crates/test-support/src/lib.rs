@@ -5,8 +5,10 @@
 //! uses, so the pure crates' own code never touches `Instant`. [`scenario`]
 //! drives the core from text fixtures for the data-driven tests.
 
+pub mod measure;
 pub mod scenario;
 pub mod timing;
 
+pub use measure::{rss_bytes, time_once};
 pub use std::hint::black_box;
 pub use timing::{Summary, bench};
