@@ -420,13 +420,19 @@ impl ResourceManager {
         })
     }
 
-    /// Free resources in the cluster minus what is free on the app's blacklisted nodes.
+    /// Free resources in the cluster minus what is free on the app's
+    /// blacklisted nodes, whether listed by host or by rack (each node once).
     fn cluster_free_for(&self, h: weft_queue_tree::AppHandle) -> Resource {
         let mut free = self.tree.cluster_available();
+        let mut blacklisted = std::collections::BTreeSet::new();
         for name in &self.active(h).blacklist {
-            for idx in self.nodes.by_name(name) {
-                free -= self.nodes.get(*idx).available();
+            blacklisted.extend(self.nodes.by_name(name).iter().copied());
+            if let Some(rack) = self.nodes.racks.get(name) {
+                blacklisted.extend(rack.iter().copied());
             }
+        }
+        for idx in blacklisted {
+            free -= self.nodes.get(idx).available();
         }
         free
     }
