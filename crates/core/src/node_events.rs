@@ -36,15 +36,16 @@ impl ResourceManager {
         if let Some(idx) = self.nodes.lookup(&reg.node) {
             // A known node re-registering (it restarted, or the RM did not
             // hear from it): what it no longer runs is lost.
-            let lost: Vec<_> = self
+            // One at a time from the live list: losing an AM container ends
+            // its attempt's other containers, some of which may be here.
+            while let Some(c) = self
                 .nodes
                 .get(idx)
                 .containers
                 .iter()
                 .copied()
-                .filter(|c| !listed.contains(&self.container(*c).id))
-                .collect();
-            for c in lost {
+                .find(|c| !listed.contains(&self.container(*c).id))
+            {
                 self.end_container(
                     now,
                     c,
@@ -270,13 +271,14 @@ impl ResourceManager {
     /// and the cluster shrinks.
     fn remove_node(&mut self, now: Time, idx: NodeIdx, state: NodeState, reason: &str) {
         self.release_reservation(idx, "its node left");
-        let containers = self.nodes.get(idx).containers.clone();
-        for c in containers {
+        // One at a time from the live list: losing an AM container ends its
+        // attempt's other containers, some of which may be on this node.
+        while let Some(&c) = self.nodes.get(idx).containers.last() {
             self.end_container(
                 now,
                 c,
                 exit_status::ABORTED,
-                format!("container lost: its node {reason}"),
+                format!("container lost with its node: {reason}"),
                 None,
             );
         }
