@@ -486,9 +486,11 @@ impl ResourceManager {
         let target = self.tree.queue_path(self.tree.app_queue(h)).clone();
         if let Some(record) = self.apps.get_mut(&app) {
             record.queue = target;
-            if record.state == AppState::WaitingForLimit && self.tree.app_is_runnable(h) {
-                record.state = AppState::Accepted;
-            }
+        }
+        // A waiting app that can run in its new queue says so, like any other
+        // app whose wait ends.
+        if self.tree.app_is_runnable(h) {
+            self.app_became_runnable(now, app);
         }
         for w in woken {
             self.app_became_runnable(now, w);
@@ -625,6 +627,9 @@ impl ResourceManager {
         active.next_container_seq = 1;
         active.am_registered = false;
         active.requests.clear();
+        // The new attempt's AM hears only about its own containers.
+        active.newly_allocated.clear();
+        active.completed.clear();
         if let Some(am) = am {
             active.requests.add_any(
                 SchedKey {
