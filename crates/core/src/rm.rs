@@ -253,12 +253,18 @@ impl ResourceManager {
     /// may skip such heartbeats without changing any decision; they must then
     /// keep nodes alive by other means (a long liveness expiry).
     pub fn heartbeat_would_schedule(&self, node: &NodeId) -> bool {
-        let Some(idx) = self.nodes.lookup(node) else { return true };
+        let Some(idx) = self.nodes.lookup(node) else {
+            return true;
+        };
         let n = self.nodes.get(idx);
         if n.reservation.is_some() || !n.preempted_for.is_empty() || self.capacity_dirty {
             return true;
         }
-        self.settings.scheduler.min_allocation().fits_in(&n.available()) && self.tree.has_schedulable_apps()
+        self.settings
+            .scheduler
+            .min_allocation()
+            .fits_in(&n.available())
+            && self.tree.has_schedulable_apps()
     }
 
     /// The settings in force.
