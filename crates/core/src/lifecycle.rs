@@ -446,9 +446,9 @@ impl ResourceManager {
     ) -> Result<(), AppError> {
         let h = self.live_handle(app)?;
         if !self.active(h).am_registered {
-            return Err(AppError::CannotRegister {
+            return Err(AppError::NotRegistered {
                 app,
-                why: "an application master must register before it finishes",
+                action: "finishing",
             });
         }
         self.events.push(Event::AttemptFinished {
