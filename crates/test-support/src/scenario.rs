@@ -17,7 +17,8 @@
 //!   (or re-register) a node, listing the containers it still runs
 //!   (`app1#2`, size default `1024mb,1vc`, request priority default 1).
 //! - `unregister NAME`, `decommission NAME`: a node leaves.
-//! - `submit APP [queue=Q] [user=U] [groups=G1,G2] [prio=N] [am=SIZE|unmanaged]`.
+//! - `submit APP [queue=Q] [user=U] [groups=G1,G2] [prio=N] [am=SIZE|unmanaged]
+//!   [id=application_<ts>_<seq>]` (the id defaults to a fresh one from the RM).
 //! - `register APP`: the AM registers.
 //! - `ask APP [prio=N] [at=LOC,LOC] [relax=false] COUNTxSIZE ...`: an
 //!   allocate call with asks (at every listed location; `*` by default).
@@ -187,7 +188,10 @@ impl Scenario {
         // The simulated node runs exactly what it reports.
         self.running.insert(
             name.to_owned(),
-            running.iter().map(|c: &RecoveredContainer| c.container).collect(),
+            running
+                .iter()
+                .map(|c: &RecoveredContainer| c.container)
+                .collect(),
         );
         Ok(self.input(Input::NodeRegistered(NodeRegistration {
             node: id,
@@ -233,12 +237,24 @@ impl Scenario {
         if self.apps.contains_key(name) {
             return Err(format!("app {name} already submitted in this scenario"));
         }
-        let Reply::NewApplication(new) = self.rm.handle(self.now, Input::NewApplication).reply
-        else {
-            return Err("no application id".into());
+        let literal = args[1..]
+            .iter()
+            .find_map(|a| a.strip_prefix("id="))
+            .map(|id| id.parse::<AppId>().map_err(|e| e.to_string()))
+            .transpose()?;
+        let app = match literal {
+            Some(id) => id,
+            None => {
+                let Reply::NewApplication(new) =
+                    self.rm.handle(self.now, Input::NewApplication).reply
+                else {
+                    return Err("no application id".into());
+                };
+                new.app
+            }
         };
         let mut sub = Submission {
-            app: new.app,
+            app,
             user: "user".into(),
             groups: Vec::new(),
             queue: None,
@@ -260,13 +276,14 @@ impl Scenario {
                     sub.priority =
                         AppPriority(v.parse().map_err(|_| format!("bad priority {v:?}"))?)
                 }
+                "id" => {}
                 "am" if v == "unmanaged" => sub.am_resource = None,
                 "am" => sub.am_resource = Some(parse_resource_arg(v)?),
                 other => return Err(format!("unknown submit option {other:?}")),
             }
         }
-        self.apps.insert(name.to_owned(), new.app);
-        self.app_names.insert(new.app, name.to_owned());
+        self.apps.insert(name.to_owned(), app);
+        self.app_names.entry(app).or_insert_with(|| name.to_owned());
         Ok(self.input(Input::AppSubmitted(sub)))
     }
 
@@ -848,7 +865,9 @@ impl Scenario {
     }
 }
 
-fn settings_from(properties: &[(String, String)]) -> Result<CoreSettings, String> {
+/// Core settings from site properties given by their full names (as a
+/// Hadoop configuration file would hold them), on top of the defaults.
+pub fn settings_from(properties: &[(String, String)]) -> Result<CoreSettings, String> {
     let mut xml = String::from("<configuration>\n");
     for (k, v) in properties {
         let _ = writeln!(
