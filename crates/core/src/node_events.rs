@@ -210,6 +210,9 @@ impl ResourceManager {
             node.containers.push(cidx);
             node.allocated += rc.resource;
             self.tree.add_usage(h, rc.resource);
+            // A running container is a fact, not a decision: it may put its
+            // queue over a max share, which allocations never do.
+            self.max_shares_lowered = true;
             if is_am {
                 self.tree.am_started(h);
             }
