@@ -175,8 +175,13 @@ impl ResourceManager {
     fn serve_reservation(&mut self, now: Time, idx: NodeIdx) -> bool {
         let res = self.nodes.get(idx).reservation.expect("caller checked");
         let h = res.app;
+        let node = self.nodes.get(idx);
+        // A node the app blacklisted since it reserved would never be filled
+        // (apps are not offered blacklisted nodes) yet would block everyone.
         let valid = self.active[h.index()].as_ref().is_some_and(|app| {
             !app.finishing
+                && !app.blacklist.contains(&node.name)
+                && !app.blacklist.contains(&node.rack)
                 && app.requests.keys.get(&res.key).is_some_and(|state| {
                     has_container_for_node(&res.key, state, self.nodes.get(idx))
                 })

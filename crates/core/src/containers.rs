@@ -91,7 +91,12 @@ impl ResourceManager {
         }
         let app = self.active_mut(h);
         app.containers.insert(seq, idx);
-        app.newly_allocated.push(allocated);
+        // The AM container is launched for the AM, not offered to it: YARN
+        // never lists it in allocate replies, and an AM that finds a
+        // container it did not ask for gives it back (which would end it).
+        if !is_am {
+            app.newly_allocated.push(allocated);
+        }
         let app_id = app.id;
         let record = self.apps.get_mut(&app_id).expect("record of an active app");
         if record.launched.is_none() {

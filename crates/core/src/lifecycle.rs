@@ -420,13 +420,19 @@ impl ResourceManager {
         })
     }
 
-    /// Free resources in the cluster minus what is free on the app's blacklisted nodes.
+    /// Free resources in the cluster minus what is free on the app's
+    /// blacklisted nodes, whether listed by host or by rack (each node once).
     fn cluster_free_for(&self, h: weft_queue_tree::AppHandle) -> Resource {
         let mut free = self.tree.cluster_available();
+        let mut blacklisted = std::collections::BTreeSet::new();
         for name in &self.active(h).blacklist {
-            for idx in self.nodes.by_name(name) {
-                free -= self.nodes.get(*idx).available();
+            blacklisted.extend(self.nodes.by_name(name).iter().copied());
+            if let Some(rack) = self.nodes.racks.get(name) {
+                blacklisted.extend(rack.iter().copied());
             }
+        }
+        for idx in blacklisted {
+            free -= self.nodes.get(idx).available();
         }
         free
     }
@@ -440,9 +446,9 @@ impl ResourceManager {
     ) -> Result<(), AppError> {
         let h = self.live_handle(app)?;
         if !self.active(h).am_registered {
-            return Err(AppError::CannotRegister {
+            return Err(AppError::NotRegistered {
                 app,
-                why: "an application master must register before it finishes",
+                action: "finishing",
             });
         }
         self.events.push(Event::AttemptFinished {
@@ -480,9 +486,11 @@ impl ResourceManager {
         let target = self.tree.queue_path(self.tree.app_queue(h)).clone();
         if let Some(record) = self.apps.get_mut(&app) {
             record.queue = target;
-            if record.state == AppState::WaitingForLimit && self.tree.app_is_runnable(h) {
-                record.state = AppState::Accepted;
-            }
+        }
+        // A waiting app that can run in its new queue says so, like any other
+        // app whose wait ends.
+        if self.tree.app_is_runnable(h) {
+            self.app_became_runnable(now, app);
         }
         for w in woken {
             self.app_became_runnable(now, w);
@@ -619,6 +627,9 @@ impl ResourceManager {
         active.next_container_seq = 1;
         active.am_registered = false;
         active.requests.clear();
+        // The new attempt's AM hears only about its own containers.
+        active.newly_allocated.clear();
+        active.completed.clear();
         if let Some(am) = am {
             active.requests.add_any(
                 SchedKey {

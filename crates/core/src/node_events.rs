@@ -6,11 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use weft_model::{ContainerId, NodeId, Time};
+use weft_model::{ContainerId, NodeId, Resource, Time};
 
 use crate::containers::Container;
 use crate::input::{ContainerState, NodeHeartbeat, NodeRegistration, RecoveredContainer};
-use crate::nodes::{Node, NodeIdx};
+use crate::nodes::{ContainerIdx, Node, NodeIdx};
 use crate::output::{Event, HeartbeatReply, NodeError, NodeState, StopReason, exit_status};
 use crate::rm::{InactiveNode, ResourceManager};
 
@@ -36,21 +36,35 @@ impl ResourceManager {
         if let Some(idx) = self.nodes.lookup(&reg.node) {
             // A known node re-registering (it restarted, or the RM did not
             // hear from it): what it no longer runs is lost.
-            let lost: Vec<_> = self
+            // One at a time from the live list: losing an AM container ends
+            // its attempt's other containers, some of which may be here.
+            while let Some(c) = self
                 .nodes
                 .get(idx)
                 .containers
                 .iter()
                 .copied()
-                .filter(|c| !listed.contains(&self.container(*c).id))
-                .collect();
-            for c in lost {
+                .find(|c| !listed.contains(&self.container(*c).id))
+            {
                 self.end_container(
                     now,
                     c,
                     exit_status::ABORTED,
                     "container lost: its node re-registered without it".to_owned(),
                     None,
+                );
+            }
+            // A node that comes back smaller keeps what fits (in the order it
+            // lists them) and stops the rest, so no node is ever booked over
+            // its capability.
+            while let Some(c) = self.first_container_over(idx, reg.capability) {
+                self.end_container(
+                    now,
+                    c,
+                    exit_status::ABORTED,
+                    "container stopped: its node re-registered with less room than its containers hold"
+                        .to_owned(),
+                    Some(StopReason::NoRoom),
                 );
             }
             self.release_reservation(idx, "its node re-registered");
@@ -63,6 +77,8 @@ impl ResourceManager {
             // Re-insert with the new details, keeping the containers it still runs.
             let kept = node.containers.clone();
             let new_idx = self.insert_node(now, &reg, expires);
+            // Stop orders not yet delivered still stand.
+            self.nodes.get_mut(new_idx).to_stop = node.to_stop;
             for c in kept {
                 let container = self.containers[c.0 as usize]
                     .as_mut()
@@ -90,6 +106,20 @@ impl ResourceManager {
         });
         self.capacity_changed();
         Ok(())
+    }
+
+    /// The first of the node's containers that does not fit in `capability`
+    /// once the ones before it are placed, if any.
+    fn first_container_over(&self, idx: NodeIdx, capability: Resource) -> Option<ContainerIdx> {
+        let mut room = capability;
+        for c in &self.nodes.get(idx).containers {
+            let resource = self.container(*c).resource;
+            if !resource.fits_in(&room) {
+                return Some(*c);
+            }
+            room -= resource;
+        }
+        None
     }
 
     fn insert_node(&mut self, now: Time, reg: &NodeRegistration, expires: Time) -> NodeIdx {
@@ -125,7 +155,13 @@ impl ResourceManager {
     /// apps; ones whose app is gone are stopped.
     fn recover_containers(&mut self, now: Time, idx: NodeIdx, running: &[RecoveredContainer]) {
         for rc in running {
-            if self.find_container(&rc.container).is_some() {
+            let stopping = self
+                .nodes
+                .get(idx)
+                .to_stop
+                .iter()
+                .any(|(c, _)| *c == rc.container);
+            if stopping || self.find_container(&rc.container).is_some() {
                 continue;
             }
             let handle = self.tree.app_handle(rc.container.app());
@@ -174,6 +210,9 @@ impl ResourceManager {
             node.containers.push(cidx);
             node.allocated += rc.resource;
             self.tree.add_usage(h, rc.resource);
+            // A running container is a fact, not a decision: it may put its
+            // queue over a max share, which allocations never do.
+            self.max_shares_lowered = true;
             if is_am {
                 self.tree.am_started(h);
             }
@@ -270,13 +309,14 @@ impl ResourceManager {
     /// and the cluster shrinks.
     fn remove_node(&mut self, now: Time, idx: NodeIdx, state: NodeState, reason: &str) {
         self.release_reservation(idx, "its node left");
-        let containers = self.nodes.get(idx).containers.clone();
-        for c in containers {
+        // One at a time from the live list: losing an AM container ends its
+        // attempt's other containers, some of which may be on this node.
+        while let Some(&c) = self.nodes.get(idx).containers.last() {
             self.end_container(
                 now,
                 c,
                 exit_status::ABORTED,
-                format!("container lost: its node {reason}"),
+                format!("container lost with its node: {reason}"),
                 None,
             );
         }

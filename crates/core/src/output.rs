@@ -190,6 +190,8 @@ pub enum StopReason {
     Preempted,
     /// The RM does not know it (e.g. its app is gone).
     Unknown,
+    /// Its node re-registered with less room than its containers hold.
+    NoRoom,
 }
 
 impl fmt::Display for StopReason {
@@ -199,6 +201,7 @@ impl fmt::Display for StopReason {
             StopReason::AppFinished => "its application ended",
             StopReason::Preempted => "preempted",
             StopReason::Unknown => "unknown to the resource manager",
+            StopReason::NoRoom => "its node no longer has room for it",
         })
     }
 }
@@ -358,6 +361,14 @@ pub enum AppError {
         app: AppId,
         /// Its final state.
         state: AppState,
+    },
+    /// The AM did something only a registered AM may do.
+    #[error("application {app} must register its application master before {action}")]
+    NotRegistered {
+        /// The app.
+        app: AppId,
+        /// What it tried.
+        action: &'static str,
     },
     /// The AM registered twice, or for an app without a running attempt.
     #[error("application {app} cannot register an application master now: {why}")]

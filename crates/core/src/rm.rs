@@ -50,8 +50,9 @@ pub struct ResourceManager {
     pub(crate) last_now: Time,
     /// The cluster's size changed and the tree has not heard yet.
     pub(crate) capacity_dirty: bool,
-    /// A reload or a shrinking cluster may have left a queue above its max
-    /// share; allocations never do (the invariant check relaxes after this).
+    /// A reload, a shrinking cluster or recovered containers may have left a
+    /// queue above its max share; allocations never do (the invariant check
+    /// relaxes after this).
     pub(crate) max_shares_lowered: bool,
     /// Events of the input being handled.
     pub(crate) events: Vec<Event>,

@@ -7,13 +7,40 @@
 //! [`run_file`] (raft-rs's datadriven format: a command, `----`, the
 //! expected output, a blank line). Reading and rewriting files is the test
 //! harness's job; this module only turns text into text.
+//!
+//! The commands (sizes are `1024mb,1vc`, `4g`, `8vc`; times `500ms`, `2s`, `1m`):
+//!
+//! - `config` with an allocation file on the following lines: replace the allocation file.
+//! - `site NAME=VALUE ...`: set site properties (a short name is under
+//!   `yarn.scheduler.fair.`); every `site` line adds to the earlier ones.
+//! - `node NAME [rack=/R] [SIZE] [containers=C[:SIZE[:PRIO]]/...]`: register
+//!   (or re-register) a node, listing the containers it still runs
+//!   (`app1#2`, size default `1024mb,1vc`, request priority default 1).
+//! - `unregister NAME`, `decommission NAME`: a node leaves.
+//! - `submit APP [queue=Q] [user=U] [groups=G1,G2] [prio=N] [am=SIZE|unmanaged]
+//!   [id=application_<ts>_<seq>]` (the id defaults to a fresh one from the RM).
+//! - `register APP`: the AM registers.
+//! - `ask APP [prio=N] [at=LOC,LOC] [relax=false] COUNTxSIZE ...`: an
+//!   allocate call with asks (at every listed location; `*` by default).
+//! - `release APP CONTAINER ...`, `blacklist APP [+]NAME|-NAME ...`: allocate calls.
+//! - `heartbeat NODE|all [done=CONTAINER[:EXIT],...] [times=N]`: node
+//!   heartbeats, reporting the running containers and the listed ones as
+//!   complete (exit 0 unless given); `times` repeats the heartbeat.
+//! - `finish APP [succeeded|failed|killed]`, `kill APP`, `move APP QUEUE`, `priority APP N`.
+//! - `advance DURATION`: move the clock, ticking at every deadline on the way; `tick`.
+//! - `show queues|apps|nodes|time`, `updates on|off` (show update passes).
+//!
+//! Containers are written `app1#3` (`app1#3@2` for attempt 2). A node name
+//! the scenario never registered, or an app written as a literal id
+//! (`application_1_0099`), is passed to the core as is, so its errors show.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use weft_core::{
     AllocateRequest, Ask, ContainerState, ContainerStatus, CoreSettings, Event, FinalStatus, Input,
-    NodeHeartbeat, NodeRegistration, Output, Reply, ResourceManager, Submission,
+    NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply, ResourceManager,
+    Submission,
 };
 use weft_model::{
     AppId, AppPriority, ContainerId, Duration, NodeId, Priority, QueuePath, Resource, Time,
@@ -143,9 +170,14 @@ impl Scenario {
         let name = *args.first().ok_or("node needs a name")?;
         let mut rack = "/default-rack".to_owned();
         let mut capability = Resource::new(8192, 8);
+        let mut running = Vec::new();
         for arg in &args[1..] {
             if let Some(r) = arg.strip_prefix("rack=") {
                 rack = r.to_owned();
+            } else if let Some(list) = arg.strip_prefix("containers=") {
+                for item in list.split('/').filter(|i| !i.is_empty()) {
+                    running.push(self.recovered_container(item)?);
+                }
             } else {
                 capability = parse_resource_arg(arg)?;
             }
@@ -153,13 +185,43 @@ impl Scenario {
         let id = NodeId::new(name, 8041).map_err(|e| e.to_string())?;
         self.nodes.insert(name.to_owned(), id.clone());
         self.node_names.insert(id.clone(), name.to_owned());
+        // The simulated node runs exactly what it reports.
+        self.running.insert(
+            name.to_owned(),
+            running
+                .iter()
+                .map(|c: &RecoveredContainer| c.container)
+                .collect(),
+        );
         Ok(self.input(Input::NodeRegistered(NodeRegistration {
             node: id,
             rack,
             capability,
             http_address: format!("{name}:8042"),
-            running: Vec::new(),
+            running,
         })))
+    }
+
+    /// `app1#2`, `app1#2:2048mb,1vc` or `app1#2:2048mb,1vc:3` (request priority).
+    fn recovered_container(&self, item: &str) -> Result<RecoveredContainer, String> {
+        let mut parts = item.split(':');
+        let container = self.container_id(parts.next().unwrap_or(""))?;
+        let resource = match parts.next() {
+            Some(size) => parse_resource_arg(size)?,
+            None => Resource::new(1024, 1),
+        };
+        let priority = match parts.next() {
+            Some(p) => Priority(p.parse().map_err(|_| format!("bad priority in {item:?}"))?),
+            None => Priority(1),
+        };
+        if parts.next().is_some() {
+            return Err(format!("expected CONTAINER[:SIZE[:PRIO]], got {item:?}"));
+        }
+        Ok(RecoveredContainer {
+            container,
+            resource,
+            priority,
+        })
     }
 
     fn unregister(&mut self, args: &[&str], decommissioned: bool) -> Result<String, String> {
@@ -175,12 +237,24 @@ impl Scenario {
         if self.apps.contains_key(name) {
             return Err(format!("app {name} already submitted in this scenario"));
         }
-        let Reply::NewApplication(new) = self.rm.handle(self.now, Input::NewApplication).reply
-        else {
-            return Err("no application id".into());
+        let literal = args[1..]
+            .iter()
+            .find_map(|a| a.strip_prefix("id="))
+            .map(|id| id.parse::<AppId>().map_err(|e| e.to_string()))
+            .transpose()?;
+        let app = match literal {
+            Some(id) => id,
+            None => {
+                let Reply::NewApplication(new) =
+                    self.rm.handle(self.now, Input::NewApplication).reply
+                else {
+                    return Err("no application id".into());
+                };
+                new.app
+            }
         };
         let mut sub = Submission {
-            app: new.app,
+            app,
             user: "user".into(),
             groups: Vec::new(),
             queue: None,
@@ -202,13 +276,14 @@ impl Scenario {
                     sub.priority =
                         AppPriority(v.parse().map_err(|_| format!("bad priority {v:?}"))?)
                 }
+                "id" => {}
                 "am" if v == "unmanaged" => sub.am_resource = None,
                 "am" => sub.am_resource = Some(parse_resource_arg(v)?),
                 other => return Err(format!("unknown submit option {other:?}")),
             }
         }
-        self.apps.insert(name.to_owned(), new.app);
-        self.app_names.insert(new.app, name.to_owned());
+        self.apps.insert(name.to_owned(), app);
+        self.app_names.entry(app).or_insert_with(|| name.to_owned());
         Ok(self.input(Input::AppSubmitted(sub)))
     }
 
@@ -339,7 +414,12 @@ impl Scenario {
     fn heartbeat(&mut self, args: &[&str]) -> Result<String, String> {
         let target = *args.first().ok_or("heartbeat needs a node name or `all`")?;
         let mut finished: Vec<(ContainerId, i32)> = Vec::new();
+        let mut times = 1;
         for arg in &args[1..] {
+            if let Some(n) = arg.strip_prefix("times=") {
+                times = n.parse().map_err(|_| format!("bad repeat count {n:?}"))?;
+                continue;
+            }
             let list = arg
                 .strip_prefix("done=")
                 .ok_or_else(|| format!("unknown heartbeat option {arg:?}"))?;
@@ -361,8 +441,24 @@ impl Scenario {
             vec![target.to_owned()]
         };
         let mut text = String::new();
+        for round in 0..times {
+            if round > 0 {
+                // Completions are reported once.
+                finished.clear();
+            }
+            text.push_str(&self.heartbeat_round(&names, &finished)?);
+        }
+        Ok(text)
+    }
+
+    fn heartbeat_round(
+        &mut self,
+        names: &[String],
+        finished: &[(ContainerId, i32)],
+    ) -> Result<String, String> {
+        let mut text = String::new();
         for name in names {
-            let node = self.node_id(Some(&name))?;
+            let node = self.node_id(Some(name))?;
             let running = self.running.entry(name.clone()).or_default();
             let mut statuses = Vec::new();
             for c in running.iter() {
@@ -703,20 +799,24 @@ impl Scenario {
         text
     }
 
+    /// The node a name stands for; a name never registered goes to the core as
+    /// `NAME:8041`, so the core's answer to an unknown node shows.
     fn node_id(&self, name: Option<&str>) -> Result<NodeId, String> {
         let name = name.ok_or("a node name is needed")?;
-        self.nodes
-            .get(name)
-            .cloned()
-            .ok_or_else(|| format!("unknown node {name:?}"))
+        match self.nodes.get(name) {
+            Some(id) => Ok(id.clone()),
+            None => NodeId::new(name, 8041).map_err(|e| e.to_string()),
+        }
     }
 
+    /// The app a name stands for, or a literal `application_<ts>_<seq>`.
     fn app_id(&self, name: Option<&str>) -> Result<AppId, String> {
         let name = name.ok_or("an app name is needed")?;
-        self.apps
-            .get(name)
-            .copied()
-            .ok_or_else(|| format!("unknown app {name:?}"))
+        if let Some(id) = self.apps.get(name) {
+            return Ok(*id);
+        }
+        name.parse()
+            .map_err(|_| format!("unknown app {name:?} (submit it, or write an application id)"))
     }
 
     /// `app1#3` (or `app1#3@2` for attempt 2).
@@ -765,7 +865,9 @@ impl Scenario {
     }
 }
 
-fn settings_from(properties: &[(String, String)]) -> Result<CoreSettings, String> {
+/// Core settings from site properties given by their full names (as a
+/// Hadoop configuration file would hold them), on top of the defaults.
+pub fn settings_from(properties: &[(String, String)]) -> Result<CoreSettings, String> {
     let mut xml = String::from("<configuration>\n");
     for (k, v) in properties {
         let _ = writeln!(
@@ -865,6 +967,9 @@ fn table(rows: &[Vec<String>]) -> String {
 /// One case of a scenario file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
+    /// The comment lines (and blank lines between them) before the command,
+    /// kept so that rewriting a file keeps its explanations.
+    pub comment: String,
     /// The command (first line) and payload.
     pub command: String,
     /// The expected output, as written.
@@ -873,15 +978,22 @@ pub struct Case {
 
 /// Splits a scenario file into cases: a command (possibly several lines),
 /// a `----` line, the expected output, then a blank line. `#` lines between
-/// cases are comments.
+/// cases are comments, kept with the case they precede.
 pub fn parse_cases(text: &str) -> Vec<Case> {
     let mut cases = Vec::new();
     let mut lines = text.lines().peekable();
     loop {
-        while lines
-            .peek()
-            .is_some_and(|l| l.trim().is_empty() || l.starts_with('#'))
-        {
+        let mut comment: Vec<&str> = Vec::new();
+        while let Some(line) = lines.peek() {
+            if line.starts_with('#') {
+                comment.push(line);
+            } else if line.trim().is_empty() {
+                if !comment.is_empty() {
+                    comment.push("");
+                }
+            } else {
+                break;
+            }
             lines.next();
         }
         let mut command = Vec::new();
@@ -906,7 +1018,9 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
         if !expected.is_empty() {
             expected.push('\n');
         }
+        let comment: String = comment.iter().map(|l| format!("{l}\n")).collect();
         cases.push(Case {
+            comment,
             command: command.join("\n"),
             expected,
         });
@@ -920,19 +1034,11 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
 pub fn run_file(text: &str) -> String {
     let mut scenario = Scenario::new();
     let mut out = String::new();
-    // Keep the header comments.
-    for line in text.lines() {
-        if line.starts_with('#') {
-            out.push_str(line);
-            out.push('\n');
-        } else {
-            break;
-        }
-    }
     for case in parse_cases(text) {
         if !out.is_empty() {
             out.push('\n');
         }
+        out.push_str(&case.comment);
         let actual = match scenario.run(&case.command) {
             Ok(text) => text,
             Err(e) => format!("error: {e}\n"),
