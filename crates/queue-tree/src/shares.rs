@@ -196,13 +196,18 @@ impl QueueTree {
     fn split_among_apps(&mut self, leaf: QueueId, policy: Policy, total: Resource) {
         let n = self.queue(leaf).runnable_apps.len();
         if policy == Policy::Fifo {
-            // Hadoop gives the earliest app everything. Weft also zeroes the
-            // others (Hadoop leaves them stale): see docs/allocation-file.md.
+            // Hadoop gives the earliest app everything (its apps all have the
+            // same priority). Weft gives it to the app FIFO serves first, so
+            // priorities count, and zeroes the others (Hadoop leaves them
+            // stale): see docs/allocation-file.md.
             let runnable = &self.queue(leaf).runnable_apps;
             let earliest = runnable
                 .iter()
                 .copied()
-                .min_by_key(|h| (self.app(*h).start, self.app(*h).tie))
+                .min_by_key(|h| {
+                    let app = self.app(*h);
+                    (std::cmp::Reverse(app.priority), app.start, app.tie)
+                })
                 .expect("called with runnable apps");
             for i in 0..n {
                 let h = self.queue(leaf).runnable_apps[i];
