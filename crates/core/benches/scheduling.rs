@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use weft_core::{
     AllocateRequest, ContainerState, ContainerStatus, CoreSettings, Input, NodeHeartbeat,
-    NodeRegistration, Reply, ResourceManager, Submission, ask_anywhere,
+    NodeRegistration, Output, Reply, ResourceManager, Submission, ask_anywhere,
 };
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::site::{MaxAssign, SchedulerSettings};
@@ -29,6 +29,8 @@ struct Cluster {
     apps: Vec<AppId>,
     /// Containers each node runs, oldest first.
     running: BTreeMap<NodeId, Vec<ContainerId>>,
+    /// Reused for every heartbeat, as a driver would.
+    out: Output,
 }
 
 struct Shape {
@@ -138,6 +140,7 @@ fn build(shape: &Shape) -> Cluster {
         nodes,
         apps,
         running: BTreeMap::new(),
+        out: Output::default(),
     };
     // One update pass so demands and fair shares are known.
     cluster.advance(Duration::from_secs(1));
@@ -188,19 +191,20 @@ impl Cluster {
                     state: ContainerState::Complete { exit_status: 0 },
                 })
                 .collect();
-            let out = self.rm.handle(
+            self.rm.handle_into(
                 self.now,
                 Input::NodeHeartbeat(NodeHeartbeat {
                     node: node.clone(),
                     statuses,
                 }),
+                &mut self.out,
             );
-            let Reply::NodeHeartbeat(Ok(reply)) = out.reply else {
+            let Reply::NodeHeartbeat(Ok(reply)) = &self.out.reply else {
                 panic!("heartbeat refused")
             };
             allocated += reply.allocated.len();
             running.extend(reply.allocated.iter().map(|a| a.container));
-            black_box(&out.events);
+            black_box(&self.out.events);
         }
         allocated
     }
@@ -308,6 +312,21 @@ fn memory(nodes: usize, apps: usize, per_app: u32) {
 
 fn main() {
     let quick = std::env::var_os("WEFT_BENCH_QUICK").is_some();
+    if std::env::var_os("WEFT_BENCH_PROFILE").is_some() {
+        // For profilers: one shape, many churn rounds.
+        let shape = Shape {
+            nodes: 2_000,
+            node_capability: Resource::new(64 * 1024, 64),
+            apps: 10_000,
+            asks_per_app: 1_000_000,
+        };
+        let rounds = std::env::var("WEFT_BENCH_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(60);
+        throughput("profile", &shape, rounds);
+        return;
+    }
     let nodes = if quick { 1_000 } else { 10_000 };
     let rounds = if quick { 3 } else { 7 };
     println!(

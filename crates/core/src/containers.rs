@@ -46,13 +46,13 @@ impl ResourceManager {
             "allocation over a max share"
         );
         let is_am = !self.tree.app_is_unmanaged(h) && !self.tree.app_am_started(h);
-        let (node_name, rack) = {
-            let node = self.nodes.get(node_idx);
-            (node.name.clone(), node.rack.clone())
-        };
         let epoch = self.settings.epoch;
-        let app = self.active_mut(h);
-        app.requests.allocate(key, locality, &node_name, &rack);
+        // Borrow the node and the app side by side (distinct fields).
+        let node = self.nodes.get(node_idx);
+        let app = self.active[h.index()]
+            .as_mut()
+            .expect("active app for a live handle");
+        app.requests.allocate(key, locality, &node.name, &node.rack);
         let seq = app.next_container_seq;
         app.next_container_seq += 1;
         let id = ContainerId {
@@ -97,13 +97,16 @@ impl ResourceManager {
         if !is_am {
             app.newly_allocated.push(allocated);
         }
-        let app_id = app.id;
-        let record = self.apps.get_mut(&app_id).expect("record of an active app");
-        if record.launched.is_none() {
-            record.launched = Some(now);
-        }
-        if is_am {
-            record.am_container = Some(id);
+        if !app.launched || is_am {
+            app.launched = true;
+            let app_id = app.id;
+            let record = self.apps.get_mut(&app_id).expect("record of an active app");
+            if record.launched.is_none() {
+                record.launched = Some(now);
+            }
+            if is_am {
+                record.am_container = Some(id);
+            }
         }
         self.counters.containers_allocated += 1;
         match locality {
@@ -147,9 +150,10 @@ impl ResourceManager {
         now: Time,
         idx: ContainerIdx,
         exit_status: i32,
-        diagnostics: String,
+        diagnostics: impl Into<std::borrow::Cow<'static, str>>,
         stop: Option<StopReason>,
     ) {
+        let diagnostics = diagnostics.into();
         let container = self.containers[idx.0 as usize]
             .take()
             .expect("live container index");
@@ -185,13 +189,19 @@ impl ResourceManager {
             exit_status,
             diagnostics: diagnostics.clone(),
         });
-        let app_id = app.id;
         let ms = now.since(container.allocated_at).as_millis();
-        if let Some(record) = self.apps.get_mut(&app_id) {
-            record.memory_mb_seconds += container.resource.memory_mb().saturating_mul(ms) / 1000;
-            record.vcore_seconds += container.resource.vcores().saturating_mul(ms) / 1000;
-            if record.am_container == Some(container.id) {
-                record.am_container = None;
+        app.memory_mb_ms = app
+            .memory_mb_ms
+            .saturating_add(container.resource.memory_mb().saturating_mul(ms));
+        app.vcore_ms = app
+            .vcore_ms
+            .saturating_add(container.resource.vcores().saturating_mul(ms));
+        if container.is_am {
+            let app_id = app.id;
+            if let Some(record) = self.apps.get_mut(&app_id) {
+                if record.am_container == Some(container.id) {
+                    record.am_container = None;
+                }
             }
         }
         self.counters.containers_completed += 1;
@@ -210,7 +220,7 @@ impl ResourceManager {
 
     /// The live container with this id, if any.
     pub(crate) fn find_container(&self, id: &ContainerId) -> Option<ContainerIdx> {
-        let h = self.tree.app_handle(id.app())?;
+        let h = self.handle_of(id.app())?;
         let app = self.active[h.index()].as_ref()?;
         if app.attempt != id.attempt {
             return None;

@@ -170,6 +170,9 @@ impl ResourceManager {
             reservations: Default::default(),
             finishing: false,
             failed_attempts: 0,
+            launched: false,
+            memory_mb_ms: 0,
+            vcore_ms: 0,
         };
         if let Some(am) = am_resource {
             active.requests.add_any(
@@ -185,6 +188,13 @@ impl ResourceManager {
             self.active.resize_with(h.index() + 1, || None);
         }
         self.active[h.index()] = Some(active);
+        if sub.app.cluster_timestamp == self.settings.cluster_timestamp {
+            let seq = sub.app.seq as usize;
+            if self.handles_by_seq.len() <= seq {
+                self.handles_by_seq.resize(seq + 1, None);
+            }
+            self.handles_by_seq[seq] = Some(h);
+        }
         self.tree.set_pending(h, pending);
         let (state, diagnostics) = match &added.waiting {
             None => (
@@ -543,8 +553,17 @@ impl ResourceManager {
         }
         let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
         let woken = self.tree.remove_app(h);
-        self.active[h.index()] = None;
+        let gone = self.active[h.index()]
+            .take()
+            .expect("active app for a live handle");
+        if let Some(slot) = self.handles_by_seq.get_mut(app.seq as usize) {
+            if app.cluster_timestamp == self.settings.cluster_timestamp {
+                *slot = None;
+            }
+        }
         if let Some(record) = self.apps.get_mut(&app) {
+            record.memory_mb_seconds += gone.memory_mb_ms / 1000;
+            record.vcore_seconds += gone.vcore_ms / 1000;
             record.state = state;
             record.final_status = final_status;
             record.diagnostics = diagnostics.clone();

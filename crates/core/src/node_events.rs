@@ -137,7 +137,7 @@ impl ResourceManager {
             id: reg.node.clone(),
             name,
             rack,
-            http_address: reg.http_address.clone(),
+            http_address: std::sync::Arc::from(reg.http_address.as_str()),
             capability: reg.capability,
             allocated: weft_model::Resource::ZERO,
             state: NodeState::Running,
@@ -328,7 +328,7 @@ impl ResourceManager {
                 capability: node.capability,
                 state,
                 since: now,
-                http_address: node.http_address,
+                http_address: node.http_address.to_string(),
             },
         );
         self.events.push(Event::NodeStateChanged {

@@ -26,7 +26,7 @@ pub(crate) struct Node {
     /// `include-port-in-node-name` is on.
     pub(crate) name: String,
     pub(crate) rack: String,
-    pub(crate) http_address: String,
+    pub(crate) http_address: std::sync::Arc<str>,
     pub(crate) capability: Resource,
     pub(crate) allocated: Resource,
     pub(crate) state: NodeState,

@@ -6,7 +6,9 @@
 //! nodes) and turn events into logs, metrics and reports. Nothing here does
 //! anything by itself.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use weft_model::{AppId, ContainerId, NodeId, Priority, QueuePath, Resource, Time};
 use weft_queue_tree::{ConfigApplied, QueueCreateError};
@@ -113,7 +115,7 @@ pub struct AllocatedContainer {
     /// Where it runs.
     pub node: NodeId,
     /// The node's HTTP address.
-    pub node_http_address: String,
+    pub node_http_address: Arc<str>,
     /// Its size.
     pub resource: Resource,
     /// The request priority it satisfies.
@@ -132,7 +134,7 @@ pub struct CompletedContainer {
     /// Its exit status (YARN's conventions; see `exit_status`).
     pub exit_status: i32,
     /// Why it ended, in words.
-    pub diagnostics: String,
+    pub diagnostics: Cow<'static, str>,
 }
 
 /// YARN's preemption message: give these back before `deadline` or they are killed.
@@ -500,7 +502,7 @@ pub enum Event {
         /// Its exit status.
         exit_status: i32,
         /// Why it ended.
-        diagnostics: String,
+        diagnostics: Cow<'static, str>,
     },
     /// The RM told a node to stop a container.
     ContainerStopOrdered {

@@ -42,6 +42,9 @@ pub struct ResourceManager {
     pub(crate) apps: BTreeMap<AppId, AppRecord>,
     /// Scheduling state of apps in the tree, indexed by their tree handle.
     pub(crate) active: Vec<Option<ActiveApp>>,
+    /// Tree handles of live apps this RM issued, by sequence number: the
+    /// container lookup on every heartbeat status is then one index.
+    pub(crate) handles_by_seq: Vec<Option<AppHandle>>,
     /// Finished apps in the order they finished, for trimming history.
     pub(crate) finished_order: VecDeque<AppId>,
     pub(crate) next_app_seq: u32,
@@ -162,6 +165,12 @@ pub(crate) struct ActiveApp {
     pub(crate) finishing: bool,
     /// Attempts that failed in a way that counts against the app.
     pub(crate) failed_attempts: u32,
+    /// Its first container was allocated (so the record has a launch time).
+    pub(crate) launched: bool,
+    /// MB × milliseconds of ended containers not yet folded into the record.
+    pub(crate) memory_mb_ms: u64,
+    /// Vcores × milliseconds of ended containers not yet folded into the record.
+    pub(crate) vcore_ms: u64,
 }
 
 impl ResourceManager {
@@ -181,6 +190,7 @@ impl ResourceManager {
             n_containers: 0,
             apps: BTreeMap::new(),
             active: Vec::new(),
+            handles_by_seq: Vec::new(),
             finished_order: VecDeque::new(),
             next_app_seq: 1,
             next_update: now + interval,
@@ -196,9 +206,20 @@ impl ResourceManager {
     /// Handles one input at time `now` (which must not go backwards; an
     /// earlier `now` is treated as the last one seen).
     pub fn handle(&mut self, now: Time, input: Input) -> Output {
+        let mut out = Output::default();
+        self.handle_into(now, input, &mut out);
+        out
+    }
+
+    /// `handle`, writing into `out` and reusing its buffers: a driver that
+    /// passes the same `Output` every time allocates nothing for events in
+    /// the steady state.
+    pub fn handle_into(&mut self, now: Time, input: Input, out: &mut Output) {
         let now = now.max(self.last_now);
         self.last_now = now;
-        self.events.clear();
+        out.events.clear();
+        // Work in the caller's buffer (and its capacity); hand it back filled.
+        std::mem::swap(&mut self.events, &mut out.events);
         self.expire_nodes(now);
         let reply = match input {
             Input::NodeRegistered(reg) => Reply::NodeRegistered(self.register_node(now, reg)),
@@ -231,10 +252,8 @@ impl ResourceManager {
             Input::Tick => Reply::None,
         };
         self.maybe_update(now);
-        Output {
-            reply,
-            events: std::mem::take(&mut self.events),
-        }
+        out.reply = reply;
+        std::mem::swap(&mut self.events, &mut out.events);
     }
 
     /// When the core next needs to be called even if nothing happens: the
@@ -344,6 +363,14 @@ impl ResourceManager {
                 diagnostics: record.diagnostics.clone(),
             });
         }
+    }
+
+    /// The tree handle of a live app.
+    pub(crate) fn handle_of(&self, app: AppId) -> Option<AppHandle> {
+        if app.cluster_timestamp == self.settings.cluster_timestamp {
+            return self.handles_by_seq.get(app.seq as usize).copied().flatten();
+        }
+        self.tree.app_handle(app)
     }
 
     pub(crate) fn active(&self, h: AppHandle) -> &ActiveApp {

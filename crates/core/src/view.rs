@@ -138,8 +138,11 @@ impl ResourceManager {
             .iter()
             .filter_map(|n| self.nodes.get(*n).reservation.map(|r| r.resource))
             .sum();
+        let mut record = record.clone();
+        record.memory_mb_seconds += active.memory_mb_ms / 1000;
+        record.vcore_seconds += active.vcore_ms / 1000;
         AppReport {
-            record: record.clone(),
+            record,
             allocated: self.tree.app_usage(h),
             running_containers: active.containers.len() as u32,
             pending: active.requests.pending(),
@@ -174,7 +177,7 @@ impl ResourceManager {
                 NodeReport {
                     id: n.id.clone(),
                     rack: n.rack.clone(),
-                    http_address: n.http_address.clone(),
+                    http_address: n.http_address.to_string(),
                     state: n.state,
                     capability: n.capability,
                     allocated: n.allocated,

@@ -11,7 +11,7 @@
 //! Which members are in a set, and when keys are refreshed, is the tree's
 //! business.
 
-use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 use weft_model::{N_RESOURCE_TYPES, Resource, ResourceType, Time};
 
@@ -36,48 +36,54 @@ pub(crate) struct KeyInputs {
 
 /// A member's position in its parent's ordered set; smaller is served first.
 ///
-/// Invariant: no field is NaN or negative zero, so the derived-by-hand total
-/// order agrees with the policy comparator it encodes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The comparator's fields are encoded once, as integers whose unsigned
+/// order is the fields' order (floats through their order-preserving bit
+/// pattern, NaN and -0.0 first mapped to 0.0), so comparing two keys is a
+/// handful of integer compares: keys are compared far more often than built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct OrderKey {
-    class: u8,
-    ratio: f64,
-    weight_class: u8,
-    shares: [f64; N_RESOURCE_TYPES],
+    /// [class, ratio, weight class, shares...]: the policy-specific part.
+    words: [u64; 3 + N_RESOURCE_TYPES],
     start: u64,
-    tie: u128,
+    /// The name tie-breaker, high word first (two words keep the key 8-aligned).
+    tie: [u64; 2],
     pub(crate) member: u32,
 }
 
-impl Eq for OrderKey {}
-
-impl Ord for OrderKey {
-    fn cmp(&self, other: &OrderKey) -> Ordering {
-        self.class
-            .cmp(&other.class)
-            .then_with(|| self.ratio.total_cmp(&other.ratio))
-            .then_with(|| self.weight_class.cmp(&other.weight_class))
-            .then_with(|| cmp_f64_slices(&self.shares, &other.shares))
-            .then_with(|| self.start.cmp(&other.start))
-            .then_with(|| self.tie.cmp(&other.tie))
-            .then_with(|| self.member.cmp(&other.member))
+/// A float as an unsigned integer with the same order (after `canon`).
+fn ordered_bits(x: f64) -> u64 {
+    let bits = canon(x).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
     }
 }
 
-impl PartialOrd for OrderKey {
-    fn partial_cmp(&self, other: &OrderKey) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-fn cmp_f64_slices(a: &[f64], b: &[f64]) -> Ordering {
-    for (x, y) in a.iter().zip(b) {
-        match x.total_cmp(y) {
-            Ordering::Equal => continue,
-            other => return other,
+impl OrderKey {
+    fn from_parts(
+        class: u8,
+        ratio: f64,
+        weight_class: u8,
+        shares: [f64; N_RESOURCE_TYPES],
+        start: u64,
+        tie: u128,
+        member: u32,
+    ) -> OrderKey {
+        let mut words = [0u64; 3 + N_RESOURCE_TYPES];
+        words[0] = u64::from(class);
+        words[1] = ordered_bits(ratio);
+        words[2] = u64::from(weight_class);
+        for (w, s) in words[3..].iter_mut().zip(shares) {
+            *w = ordered_bits(s);
+        }
+        OrderKey {
+            words,
+            start,
+            tie: [(tie >> 64) as u64, tie as u64],
+            member,
         }
     }
-    Ordering::Equal
 }
 
 /// Maps NaN to 0 and -0.0 to 0.0 so `total_cmp` behaves like Hadoop's
@@ -120,15 +126,15 @@ fn fair_key(m: &KeyInputs) -> OrderKey {
     };
     let mut shares = [0.0; N_RESOURCE_TYPES];
     shares[0] = canon(use_ratio);
-    OrderKey {
-        class: demand_zero * 2 + u8::from(!needy),
-        ratio: canon(ratio),
+    OrderKey::from_parts(
+        demand_zero * 2 + u8::from(!needy),
+        ratio,
         weight_class,
         shares,
-        start: m.start.as_millis(),
-        tie: m.tie,
-        member: m.member,
-    }
+        m.start.as_millis(),
+        m.tie,
+        m.member,
+    )
 }
 
 /// Hadoop's DRF comparator: members whose dominant resource is below their
@@ -143,8 +149,7 @@ fn drf_key(m: &KeyInputs, cluster: &Resource) -> OrderKey {
     }
     // Dominance order: larger usage ratio first; on a tie the earlier type
     // (memory) is dominant, as in Hadoop's two-resource comparator.
-    let mut by_dominance: [usize; N_RESOURCE_TYPES] = std::array::from_fn(|i| i);
-    by_dominance.sort_by(|a, b| usage_ratio[*b].total_cmp(&usage_ratio[*a]).then(a.cmp(b)));
+    let by_dominance = dominance_order(&usage_ratio);
     let dominant = ResourceType::ALL[by_dominance[0]];
     let needy = m.usage.get(dominant) < m.min_share.get(dominant);
     let mut shares = [0.0; N_RESOURCE_TYPES];
@@ -156,27 +161,175 @@ fn drf_key(m: &KeyInputs, cluster: &Resource) -> OrderKey {
             canon(usage_ratio[idx] / weight)
         };
     }
-    OrderKey {
-        class: u8::from(!needy),
-        ratio: 0.0,
-        weight_class: 0,
+    OrderKey::from_parts(
+        u8::from(!needy),
+        0.0,
+        0,
         shares,
-        start: m.start.as_millis(),
-        tie: m.tie,
-        member: m.member,
+        m.start.as_millis(),
+        m.tie,
+        m.member,
+    )
+}
+
+/// Resource indices by descending usage ratio; on a tie the earlier type
+/// (memory) first, as in Hadoop's two-resource comparator.
+fn dominance_order(usage_ratio: &[f64; N_RESOURCE_TYPES]) -> [usize; N_RESOURCE_TYPES] {
+    let mut order: [usize; N_RESOURCE_TYPES] = std::array::from_fn(|i| i);
+    if N_RESOURCE_TYPES == 2 {
+        // The common case, without a general sort on the hot path.
+        if usage_ratio[1] > usage_ratio[0] {
+            order.swap(0, 1);
+        }
+    } else {
+        order.sort_by(|a, b| usage_ratio[*b].total_cmp(&usage_ratio[*a]).then(a.cmp(b)));
     }
+    order
 }
 
 /// Hadoop's FIFO comparator: higher app priority first, then earlier start, then name.
 fn fifo_key(m: &KeyInputs) -> OrderKey {
-    OrderKey {
-        class: 0,
-        ratio: canon(-f64::from(m.priority)),
-        weight_class: 0,
-        shares: [0.0; N_RESOURCE_TYPES],
-        start: m.start.as_millis(),
-        tie: m.tie,
-        member: m.member,
+    OrderKey::from_parts(
+        0,
+        -f64::from(m.priority),
+        0,
+        [0.0; N_RESOURCE_TYPES],
+        m.start.as_millis(),
+        m.tie,
+        m.member,
+    )
+}
+
+/// A queue's members with work, in key order.
+///
+/// Most sets are small (a parent's children, a leaf's apps), and after an
+/// allocation the member served first usually moves back only a few places.
+/// A sorted vector handles both far better than a B-tree: a binary search, and
+/// a rotation of the few keys between the old and the new place. Past
+/// `LARGE` members the worst case (a move across the whole vector) would cost
+/// too much, so the set becomes a `BTreeSet`.
+#[derive(Clone, Debug)]
+pub(crate) enum OrderSet {
+    Small(Vec<OrderKey>),
+    Large(BTreeSet<OrderKey>),
+}
+
+/// Members past which a set is kept in a B-tree.
+const LARGE: usize = 256;
+
+impl Default for OrderSet {
+    fn default() -> OrderSet {
+        OrderSet::Small(Vec::new())
+    }
+}
+
+impl OrderSet {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            OrderSet::Small(v) => v.len(),
+            OrderSet::Large(b) => b.len(),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn insert(&mut self, key: OrderKey) {
+        match self {
+            OrderSet::Small(v) => {
+                let pos = v.partition_point(|k| *k < key);
+                v.insert(pos, key);
+                if v.len() > LARGE {
+                    *self = OrderSet::Large(std::mem::take(v).into_iter().collect());
+                }
+            }
+            OrderSet::Large(b) => {
+                b.insert(key);
+            }
+        }
+    }
+
+    pub(crate) fn remove(&mut self, key: &OrderKey) {
+        match self {
+            OrderSet::Small(v) => {
+                if let Ok(pos) = v.binary_search(key) {
+                    v.remove(pos);
+                }
+            }
+            OrderSet::Large(b) => {
+                b.remove(key);
+                if b.len() < LARGE / 2 {
+                    *self = OrderSet::Small(std::mem::take(b).into_iter().collect());
+                }
+            }
+        }
+    }
+
+    /// Replaces `old` by `new`, moving it to its new place.
+    pub(crate) fn replace(&mut self, old: &OrderKey, new: OrderKey) {
+        match self {
+            OrderSet::Small(v) => {
+                let Ok(from) = v.binary_search(old) else {
+                    debug_assert!(false, "replacing a key that is not in the set");
+                    return;
+                };
+                // Usually the key stays between its neighbours: overwrite it.
+                let after_prev = from == 0 || v[from - 1] < new;
+                let before_next = from + 1 == v.len() || new < v[from + 1];
+                if after_prev && before_next {
+                    v[from] = new;
+                    return;
+                }
+                // Where `new` belongs among the others.
+                let to = v.partition_point(|k| *k < new);
+                if to <= from {
+                    v[to..=from].rotate_right(1);
+                    v[to] = new;
+                } else {
+                    // `to` counts `old` itself, which moves out of the way.
+                    v[from..to].rotate_left(1);
+                    v[to - 1] = new;
+                }
+            }
+            OrderSet::Large(b) => {
+                b.remove(old);
+                b.insert(new);
+            }
+        }
+    }
+
+    pub(crate) fn iter(&self) -> OrderIter<'_> {
+        match self {
+            OrderSet::Small(v) => OrderIter::Small(v.iter()),
+            OrderSet::Large(b) => OrderIter::Large(b.iter()),
+        }
+    }
+}
+
+/// Iteration in key order over either representation.
+pub(crate) enum OrderIter<'a> {
+    Small(std::slice::Iter<'a, OrderKey>),
+    Large(std::collections::btree_set::Iter<'a, OrderKey>),
+}
+
+impl<'a> Iterator for OrderIter<'a> {
+    type Item = &'a OrderKey;
+
+    fn next(&mut self) -> Option<&'a OrderKey> {
+        match self {
+            OrderIter::Small(i) => i.next(),
+            OrderIter::Large(i) => i.next(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a OrderSet {
+    type Item = &'a OrderKey;
+    type IntoIter = OrderIter<'a>;
+
+    fn into_iter(self) -> OrderIter<'a> {
+        self.iter()
     }
 }
 
@@ -291,5 +444,38 @@ mod tests {
         assert_eq!(order(Policy::Fifo, &[a, b]), [1, 0]);
         a.priority = 3;
         assert_eq!(order(Policy::Fifo, &[a, b]), [0, 1]);
+    }
+
+    #[test]
+    fn order_set_moves_keys_and_switches_representation() {
+        use proptest::prelude::*;
+        proptest!(|(values in prop::collection::vec(0u32..1000, 1..600), moves in prop::collection::vec((any::<prop::sample::Index>(), 0u32..1000), 0..200))| {
+            let key = |v: u32, member: u32| OrderKey::from_parts(0, f64::from(v), 0, [0.0; N_RESOURCE_TYPES], 0, 0, member);
+            let mut set = OrderSet::default();
+            let mut model = BTreeSet::new();
+            let mut current: Vec<OrderKey> = Vec::new();
+            for (member, v) in values.iter().enumerate() {
+                let k = key(*v, member as u32);
+                set.insert(k);
+                model.insert(k);
+                current.push(k);
+            }
+            for (idx, v) in moves {
+                let i = idx.index(current.len());
+                let old = current[i];
+                let new = key(v, old.member);
+                set.replace(&old, new);
+                model.remove(&old);
+                model.insert(new);
+                current[i] = new;
+                prop_assert_eq!(set.iter().copied().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            }
+            for k in current.iter().take(current.len() / 2 + 1) {
+                set.remove(k);
+                model.remove(k);
+            }
+            prop_assert_eq!(set.len(), model.len());
+            prop_assert_eq!(set.iter().copied().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+        });
     }
 }

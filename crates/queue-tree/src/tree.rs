@@ -14,7 +14,7 @@ use weft_model::{AppId, Duration, QueuePath, Resource, ResourceSpec, Time};
 
 use crate::acl::{Acl, QueueAccess};
 use crate::config::{AllocConfig, AmShare, QueueConfig, QueueKind};
-use crate::ordering::{KeyInputs, OrderKey};
+use crate::ordering::{KeyInputs, OrderKey, OrderSet};
 use crate::policy::Policy;
 
 /// A queue in the arena. Stable for the queue's life; never reused.
@@ -133,7 +133,7 @@ pub(crate) struct Queue {
     pub(crate) waiting_apps: BTreeSet<(Time, u128, AppHandle)>,
     /// Members with work to offer (children with listed members, or runnable
     /// apps with pending asks), in policy order.
-    pub(crate) order: BTreeSet<OrderKey>,
+    pub(crate) order: OrderSet,
     /// This queue's key in its parent's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
     /// Scratch flag of the update pass: nothing below this queue changes.
@@ -804,9 +804,7 @@ impl QueueTree {
             &self.cluster,
         );
         if new != old {
-            let order = &mut self.queue_mut(parent).order;
-            order.remove(&old);
-            order.insert(new);
+            self.queue_mut(parent).order.replace(&old, new);
             self.queue_mut(id).listed_key = Some(new);
         }
     }
@@ -823,9 +821,7 @@ impl QueueTree {
             &self.cluster,
         );
         if new != old {
-            let order = &mut self.queue_mut(leaf).order;
-            order.remove(&old);
-            order.insert(new);
+            self.queue_mut(leaf).order.replace(&old, new);
             self.app_mut(h).listed_key = Some(new);
         }
     }
@@ -954,7 +950,7 @@ impl Queue {
             n_apps: 0,
             runnable_apps: Vec::new(),
             waiting_apps: BTreeSet::new(),
-            order: BTreeSet::new(),
+            order: OrderSet::default(),
             listed_key: None,
             skip_update: false,
         }
