@@ -93,7 +93,7 @@ pub enum ShareKind {
 pub enum ShareError {
     /// The output slice does not have one slot per input.
     #[error(
-        "fair-share output has {outputs} slots for {inputs} inputs: it needs one slot per input"
+        "fair-share output length {outputs} differs from input length {inputs}: one slot per input is needed"
     )]
     OutputLength {
         /// Number of inputs.
