@@ -7,6 +7,10 @@
 //! call per parent and resource type; instantaneous shares down to apps,
 //! steady shares down to leaves), plus the gathering of inputs the tree must
 //! do anyway. A bench over the real tree belongs with the tree.
+//!
+//! Then it times a few typical single calls, to show where a recompute's
+//! time goes. Figures are medians; on a shared machine the minimum is the
+//! better guide to the code's own speed.
 
 use weft_queue_tree::fair_share::{ShareInput, ShareKind, ShareScratch, compute_shares};
 use weft_test_support::{bench, black_box};
