@@ -7,6 +7,10 @@
 //! call per parent and resource type; instantaneous shares down to apps,
 //! steady shares down to leaves), plus the gathering of inputs the tree must
 //! do anyway. A bench over the real tree belongs with the tree.
+//!
+//! Then it times a few typical single calls, to show where a recompute's
+//! time goes. Figures are medians; on a shared machine the minimum is the
+//! better guide to the code's own speed.
 
 use weft_queue_tree::fair_share::{ShareInput, ShareKind, ShareScratch, compute_shares};
 use weft_test_support::{bench, black_box};
@@ -44,6 +48,48 @@ fn main() {
         work.steady(&hierarchy, drf);
         black_box(&work.shares);
     });
+    single_calls(&hierarchy);
+}
+
+/// Typical single calls, 10,000 of each per sample (so 1 ms is 100 ns a
+/// call), to see where a whole recompute spends its time.
+fn single_calls(h: &Hierarchy) {
+    const CALLS: u64 = 10_000;
+    let app = |weight| ShareInput {
+        weight,
+        min_share: 0,
+        max_share: u64::MAX,
+        active: true,
+    };
+    let equal_apps = vec![app(1.0); APPS_PER_LEAF];
+    let sized_apps: Vec<ShareInput> = (0..APPS_PER_LEAF)
+        .map(|i| app(((1 << (8 + i)) as f32).log2()))
+        .collect();
+    let leaves: Vec<ShareInput> = h.leaves[..LEAVES_PER_PARENT]
+        .iter()
+        .map(|q| q.input(MEMORY))
+        .collect();
+    let cases = [
+        ("10 apps, equal weights", &equal_apps, 26_000),
+        ("10 apps, size-based weights", &sized_apps, 26_000),
+        ("100 leaves of one parent", &leaves, CLUSTER[MEMORY] / 100),
+    ];
+    let mut scratch = ShareScratch::new();
+    for (name, inputs, total) in cases {
+        let mut out = vec![0; inputs.len()];
+        bench(&format!("fair_share: 10k calls, {name}"), 20, || {
+            for offset in 0..CALLS {
+                let res = compute_shares(
+                    &mut scratch,
+                    black_box(inputs),
+                    black_box(total + offset),
+                    ShareKind::Instantaneous,
+                    &mut out,
+                );
+                black_box((res.is_ok(), &out));
+            }
+        });
+    }
 }
 
 /// A queue's configuration and state as the fair-share pass sees it.

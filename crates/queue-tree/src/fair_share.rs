@@ -39,8 +39,8 @@
 //! # Fast, without changing a result
 //!
 //! Hadoop evaluates `used(R)` over every input at up to about 60 ratios. Weft
-//! computes the same final ratio with far less work, using only facts it can
-//! prove (see `search` for the details):
+//! reproduces the same ratios and decisions with far less work, using only
+//! facts it can prove (`search` has the details):
 //!
 //! * An input's share is a non-decreasing function of `R` (rounding, `max`,
 //!   `min` and truncation are all monotone), so `used` is monotone too.
@@ -51,10 +51,12 @@
 //!   with `used(2^K) ≥ target`, which can be found from a good guess.
 //! * A group whose share is equal at both ends of the bisection interval has
 //!   that share at every later midpoint: it is frozen into a constant.
-//! * Many midpoints are decided by bounds on `used` without evaluating it.
-//! * Once at most one group's share still varies, `used(R) ≥ target` is
-//!   `R ≥ θ` for a threshold `θ` computed exactly, and the remaining steps are
-//!   mere comparisons.
+//! * Most midpoints are decided by bounds on `used`, without evaluating it.
+//! * Near the end, `used(R) ≥ target` becomes `R ≥ θ` for a threshold `θ`
+//!   computed exactly, and the remaining steps are mere comparisons.
+//!
+//! The tests compare every result with a literal transcription of Hadoop's
+//! loop on random inputs, edge values included.
 
 mod search;
 
@@ -91,7 +93,7 @@ pub enum ShareKind {
 pub enum ShareError {
     /// The output slice does not have one slot per input.
     #[error(
-        "fair-share output has {outputs} slots for {inputs} inputs: it needs one slot per input"
+        "fair-share output length {outputs} differs from input length {inputs}: one slot per input is needed"
     )]
     OutputLength {
         /// Number of inputs.
@@ -118,6 +120,10 @@ pub struct ShareScratch {
     at_mid: Vec<u64>,
     /// Indexes of the groups whose share may still change inside the interval.
     live: Vec<usize>,
+    /// Indexes of the live groups the bounds treat as clamped.
+    clamped: Vec<usize>,
+    /// Where the live groups' shares step up, and by how much `used` does.
+    rises: Vec<(f64, u64)>,
 }
 
 impl ShareScratch {

@@ -5,29 +5,41 @@
 //! hands out the shares at the ratio returned here. Every shortcut below
 //! rests on one fact: a group's share at ratio `R`,
 //! `trunc(min(max(fl(weight * R), min), max))`, is non-decreasing in `R`, as
-//! rounding, `max`, `min` and truncation all are; so `used(R)` is too.
+//! rounding, `max`, `min` and truncation all are; so `used(R)` is too. Each
+//! shortcut only skips evaluations whose outcome it has proved, so Hadoop's
+//! sequence of midpoints and decisions is reproduced exactly.
 //!
-//! * The doubling ends at `2^K` for the smallest `K ≥ 0` with
+//! * Doubling: it ends at `2^K` for the smallest `K ≥ 0` with
 //!   `used(2^K) ≥ target`. A guess from `target / Σ weights` is checked by
 //!   evaluating `2^K` and `2^(K-1)` and walked if wrong. Hadoop's first
 //!   midpoint is then `2^(K-1)`, known to fall short.
 //! * Freezing: a group whose share is equal at both ends of the interval has
-//!   that share at every later midpoint, which lies between the ends.
+//!   that share at every later midpoint, which lies between the ends. Shares
+//!   at ends further out (stale ones, after steps that evaluated nothing) are
+//!   just as valid, only looser.
 //! * Bounds: over an interval, a group unclamped at both ends (its end shares
 //!   differ from its truncated min and max) is unclamped throughout, and its
 //!   share at `mid` is `trunc(fl(weight * mid))`. Such linear groups sum to
 //!   between `Σ count × fl(weight * mid) - Σ count` and that sum, which is
 //!   within a relative `slack` of `mid * Σ count × weight`; `slack` covers
-//!   the rounding of each product, of the sum of weights and of the bound's
-//!   own arithmetic eight times over. Other live groups lie between their
-//!   shares at the ends. When the target lies outside those bounds, the
-//!   midpoint is decided without evaluating anything.
+//!   the rounding of each product, of the sum of weights and of the bounds'
+//!   own arithmetic eight times over. Other live groups ("clamped") lie
+//!   between their shares at the ends. When the target lies outside those
+//!   bounds, the midpoint is decided without evaluating anything; when it
+//!   does not, the clamped groups (usually few) are first re-evaluated at the
+//!   current ends to tighten the bounds.
+//! * Plain groups (no min share, unbounded max share, as apps are) are
+//!   unclamped until `weight * R` nears `2^63`, so when every group is plain
+//!   the bounds hold from the start and settle the doubling unevaluated.
 //! * Thresholds: when at most one group's share still varies, `used(mid) ≥
 //!   target` exactly when that group's share reaches some integer `s`, which
 //!   is when `fl(weight * mid) ≥ s`, which is when `mid ≥ θ` for the smallest
 //!   double `θ` with `fl(weight * θ) ≥ s`. `θ` is found from `s / weight` by
 //!   stepping one double at a time, and the remaining steps compare only.
-//!   With a single group overall this replaces the whole search.
+//!   With a single group overall this replaces the whole search. When many
+//!   groups vary but each rises by at most one across the interval, `used`
+//!   is a staircase with a step at each such `θ`; sorting them gives where it
+//!   reaches and passes the target, with the same effect.
 //! * Past `R = 2^213` every positive `f32` weight times `R` exceeds `2^64`,
 //!   above any max share, so `used(2^213) = used(∞)`: if that falls short,
 //!   Hadoop would double forever, and the search returns infinity instead.
@@ -231,15 +243,24 @@ impl ShareScratch {
         // still bounds for every midpoint, as the interval only shrinks.
         let mut lower_fresh = fresh;
         let mut upper_fresh = fresh;
+        // Whether the interval shrank since the clamped groups' end shares
+        // were last computed.
+        let mut shrunk = false;
         let slack = slack(self.groups.len());
         for step in 0..steps {
             if self.live.len() <= FEW {
                 return Few::gather(self, frozen).bisect(lower, upper, steps - step, target);
             }
             let mid = (lower + upper) / 2.0;
-            let surely_below = mid < bounds.below_under;
-            let surely_above = mid > bounds.above_over;
+            let mut surely_below = mid < bounds.below_under;
+            let mut surely_above = mid > bounds.above_over;
+            if !(surely_below | surely_above) && shrunk && !self.clamped.is_empty() {
+                bounds = self.rebound(bounds, frozen, (lower, upper), target, slack);
+                surely_below = mid < bounds.below_under;
+                surely_above = mid > bounds.above_over;
+            }
             let below = if surely_below | surely_above {
+                shrunk = true;
                 lower_fresh &= !surely_below;
                 upper_fresh &= surely_below;
                 surely_below
@@ -264,7 +285,14 @@ impl ShareScratch {
                     mem::swap(&mut self.at_upper, &mut self.at_mid);
                     upper_fresh = true;
                 }
+                if !pass.steep {
+                    if let Some(crossing) = self.crossing_of_steps(frozen, target) {
+                        let (lower, upper) = if below { (mid, upper) } else { (lower, mid) };
+                        return crossing.bisect(lower, upper, steps - step - 1);
+                    }
+                }
                 bounds = pass.bounds_after(below, frozen, target, slack);
+                shrunk = false;
                 below
             };
             lower = if below { mid } else { lower };
@@ -273,29 +301,104 @@ impl ShareScratch {
         upper
     }
 
+    /// Tightens `bounds` for the interval `[lower, upper]` by evaluating the
+    /// clamped groups (those bounded by their end shares, usually few) at
+    /// its ends; those no longer clamped there join the linear groups.
+    #[inline(never)] // Called a few times per search; inlined, it slows the loop.
+    fn rebound(
+        &mut self,
+        bounds: Bounds,
+        frozen: u64,
+        (lower, upper): (f64, f64),
+        target: u64,
+        slack: f64,
+    ) -> Bounds {
+        let mut linear = bounds.linear;
+        let (mut least, mut most) = (frozen, frozen);
+        let mut n_clamped = 0;
+        for clamped_idx in 0..self.clamped.len() {
+            let group_idx = self.clamped[clamped_idx];
+            let group = &self.groups[group_idx];
+            let at_lower = group.share_at(lower);
+            let at_upper = group.share_at(upper);
+            self.at_lower[group_idx] = at_lower;
+            self.at_upper[group_idx] = at_upper;
+            if linear.add(group, at_lower, at_upper, false) {
+                continue;
+            }
+            least = least.saturating_add(group.times(at_lower));
+            most = most.saturating_add(group.times(at_upper));
+            self.clamped[n_clamped] = group_idx;
+            n_clamped += 1;
+        }
+        self.clamped.truncate(n_clamped);
+        Bounds::new(linear, least, most, target, slack)
+    }
+
+    /// The crossing when every live group's share rises by at most one
+    /// across the interval (its end shares differ by at most one): `used(R)`
+    /// is then the shares at the lower end plus, for each rising group, its
+    /// count once `R` passes the exact ratio where its share steps up.
+    /// Sorting those ratios gives where `used` reaches and passes the target.
+    /// `None` when the numbers are too large for exact thresholds.
+    #[inline(never)] // Called once per search; inlined, it slows the loop.
+    fn crossing_of_steps(&mut self, frozen: u64, target: u64) -> Option<Crossing> {
+        if target >= EXACT_IN_F64 {
+            return None;
+        }
+        self.rises.clear();
+        let mut used = frozen;
+        for &group_idx in &self.live {
+            let group = &self.groups[group_idx];
+            let at_lower = self.at_lower[group_idx];
+            used = used.saturating_add(group.times(at_lower));
+            if self.at_upper[group_idx] != at_lower {
+                let ratio = group.threshold(at_lower + 1)?;
+                self.rises.push((ratio, group.count));
+            }
+        }
+        self.rises.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut reach = if used >= target { 0.0 } else { f64::INFINITY };
+        let mut pass = if used > target { 0.0 } else { f64::INFINITY };
+        for &(ratio, count) in &self.rises {
+            if pass < f64::INFINITY {
+                break;
+            }
+            used = used.saturating_add(count);
+            if reach == f64::INFINITY && used >= target {
+                reach = ratio;
+            }
+            if used > target {
+                pass = ratio;
+            }
+        }
+        Some(Crossing { reach, pass })
+    }
+
     /// The start of the bisection without evaluating anything, when every
     /// group is plain (no min share, unbounded max share), there are more
     /// than a few, and bounds alone settle the doubling. `None` otherwise.
     ///
     /// Up to a ratio `R` with `R * weight < 2^61` for every group, no clamp
     /// applies, every group is linear and `used(R)` lies within the bounds of
-    /// [`Pass::bounds`]. Hadoop's doubling then ends at the first power of
-    /// two the bounds show is above the target, provided the previous one is
+    /// [`Bounds::new`]. Hadoop's doubling then ends at the first power of two
+    /// the bounds show is above the target, provided the previous one is
     /// surely below it.
     fn plain_start(&mut self, constant: u64, target: u64) -> Option<Start> {
         if self.groups.len() <= FEW {
             return None;
         }
-        let mut pass = Pass::default();
+        let mut linear = Linear::default();
         let mut max_weight = 0.0_f64;
         for group in &self.groups {
             if !group.is_plain() {
                 return None;
             }
-            pass.add(group, 0, 0, 0, true);
+            linear.add(group, 0, 0, true);
             max_weight = max_weight.max(group.weight);
         }
-        let bounds = pass.bounds(constant, constant, target, slack(self.groups.len()));
+        let slack = slack(self.groups.len());
+        let bounds = Bounds::new(linear, constant, constant, target, slack);
         let k = if bounds.below_under.is_nan() || bounds.below_under <= 1.0 {
             0
         } else if bounds.below_under < pow2(LAST_DOUBLING) {
@@ -312,6 +415,7 @@ impl ShareScratch {
         self.at_upper.fill(LONG_MAX);
         self.live.clear();
         self.live.extend(0..self.groups.len());
+        self.clamped.clear();
         let mut start = Start::after_doubling(k, constant, bounds);
         start.fresh = false;
         start.plain_linear = true;
@@ -323,6 +427,7 @@ impl ShareScratch {
     /// bounds `used` over that interval from the shares at its ends.
     fn first_bounds(&mut self, frozen: &mut u64, target: u64) -> Bounds {
         self.live.clear();
+        self.clamped.clear();
         let mut pass = Pass::default();
         for (group_idx, group) in self.groups.iter().enumerate() {
             let at_lower = self.at_lower[group_idx];
@@ -332,10 +437,13 @@ impl ShareScratch {
                 continue;
             }
             self.live.push(group_idx);
-            pass.add(group, at_lower, 0, at_upper, false);
+            if !pass.add(group, at_lower, 0, at_upper, false) {
+                self.clamped.push(group_idx);
+            }
         }
         let [at_lower, _, at_upper] = pass.clamped;
-        pass.bounds(
+        Bounds::new(
+            pass.linear,
             frozen.saturating_add(at_lower),
             frozen.saturating_add(at_upper),
             target,
@@ -417,34 +525,53 @@ impl ShareScratch {
     /// to freeze (`weight × width < 1`): for the others it would cost an
     /// evaluation and change no bound worth having.
     fn evaluate(&mut self, mid: f64, ends: Ends, frozen: &mut u64) -> Pass {
+        // Plain slices of one length, so the compiler neither reloads the
+        // vectors after each store nor checks every index more than once.
+        let groups = &self.groups[..];
+        let n_groups = groups.len();
+        let at_lower = &mut self.at_lower[..n_groups];
+        let at_upper = &mut self.at_upper[..n_groups];
+        let at_mid = &mut self.at_mid[..n_groups];
+        let live = &mut self.live;
+        let clamped = &mut self.clamped;
         let width = ends.upper - ends.lower;
         let mut pass = Pass::default();
         let mut n_live = 0;
-        for live_idx in 0..self.live.len() {
-            let group_idx = self.live[live_idx];
-            let group = &self.groups[group_idx];
+        clamped.clear();
+        for live_idx in 0..live.len() {
+            let group_idx = live[live_idx];
+            let group = &groups[group_idx];
             if group.weight * width < 1.0 {
                 if !ends.lower_fresh {
-                    self.at_lower[group_idx] = group.share_at(ends.lower);
+                    at_lower[group_idx] = group.share_at(ends.lower);
                 }
                 if !ends.upper_fresh {
-                    self.at_upper[group_idx] = group.share_at(ends.upper);
+                    at_upper[group_idx] = group.share_at(ends.upper);
                 }
             }
-            let at_lower = self.at_lower[group_idx];
-            let at_upper = self.at_upper[group_idx];
-            if at_lower == at_upper {
-                *frozen = frozen.saturating_add(group.times(at_lower));
+            let lower_share = at_lower[group_idx];
+            let upper_share = at_upper[group_idx];
+            if lower_share == upper_share {
+                *frozen = frozen.saturating_add(group.times(lower_share));
                 continue;
             }
-            self.live[n_live] = group_idx;
+            live[n_live] = group_idx;
             n_live += 1;
-            let at_mid = group.share_at(mid);
-            self.at_mid[group_idx] = at_mid;
-            pass.used = pass.used.saturating_add(group.times(at_mid));
-            pass.add(group, at_lower, at_mid, at_upper, ends.plain_linear);
+            let mid_share = group.share_at(mid);
+            at_mid[group_idx] = mid_share;
+            pass.used = pass.used.saturating_add(group.times(mid_share));
+            pass.steep |= upper_share - lower_share > 1;
+            if !pass.add(
+                group,
+                lower_share,
+                mid_share,
+                upper_share,
+                ends.plain_linear,
+            ) {
+                clamped.push(group_idx);
+            }
         }
-        self.live.truncate(n_live);
+        live.truncate(n_live);
         pass
     }
 }
@@ -508,13 +635,15 @@ enum End {
 }
 
 /// What the bisection knows about `used` inside its current interval without
-/// evaluating, as thresholds on the midpoint.
+/// evaluating, as thresholds on the midpoint, and the linear groups' sums it
+/// was built from.
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
     /// `used(mid) < target` for sure when `mid` is below this.
     below_under: f64,
     /// `used(mid) > target` for sure when `mid` is above this.
     above_over: f64,
+    linear: Linear,
 }
 
 impl Bounds {
@@ -522,7 +651,62 @@ impl Bounds {
     const NONE: Bounds = Bounds {
         below_under: f64::NEG_INFINITY,
         above_over: f64::INFINITY,
+        linear: Linear {
+            weight: 0.0,
+            count: 0,
+        },
     };
+
+    /// The bounds for an interval in which everything but the `linear`
+    /// groups adds up to between `least` and `most`.
+    ///
+    /// There `used(mid)` is at most `most + S` and at least `least + S -
+    /// linear.count`, where `S`, the linear groups' sum before truncation, is
+    /// within a relative `slack` of `mid * linear.weight`. Solving for `mid`
+    /// gives the thresholds; `slack` also absorbs the division's rounding.
+    /// With no linear group the divisions give infinities of the right sign,
+    /// or NaN (deciding nothing) for 0 / 0.
+    fn new(linear: Linear, least: u64, most: u64, target: u64, slack: f64) -> Bounds {
+        if target >= EXACT_IN_F64 || most >= EXACT_IN_F64 || linear.count >= EXACT_IN_F64 {
+            return Bounds::NONE;
+        }
+        let exact = |value: u64| value as i64 as f64;
+        let room_below = exact(target) - exact(most);
+        let room_above = exact(target) - exact(least) + exact(linear.count);
+        Bounds {
+            below_under: room_below / (linear.weight * (1.0 + slack)),
+            above_over: room_above / (linear.weight * (1.0 - slack)),
+            linear,
+        }
+    }
+}
+
+/// Sums over the groups unclamped across an interval (linear groups).
+#[derive(Clone, Copy, Debug, Default)]
+struct Linear {
+    /// Σ count × weight.
+    weight: f64,
+    /// Σ count.
+    count: u64,
+}
+
+impl Linear {
+    /// Counts `group` if it is linear given its shares at the interval's ends
+    /// (or further out), or if it is plain and `plain_linear` says plain
+    /// groups are unclamped in the interval; says whether it counted it.
+    #[inline]
+    fn add(&mut self, group: &Group, at_lower: u64, at_upper: u64, plain_linear: bool) -> bool {
+        // A clamped end would give exactly the truncated bound, so these ends
+        // are unclamped, and so is everything between.
+        let unclamped = at_lower > group.min_share && at_upper < group.max_share;
+        if unclamped || (plain_linear && group.is_plain()) {
+            self.weight += group.weight * group.count_f64();
+            self.count = self.count.saturating_add(group.count);
+            true
+        } else {
+            false
+        }
+    }
 }
 
 /// The sums an exact evaluation gathers besides `used`.
@@ -530,19 +714,19 @@ impl Bounds {
 struct Pass {
     /// `used(mid)` over the live groups.
     used: u64,
-    /// Σ count × weight over the live linear groups.
-    linear_weight: f64,
-    /// Σ count over the live linear groups.
-    linear_count: u64,
+    linear: Linear,
     /// Σ count × share over the other live groups, at the interval's lower
     /// end, at the midpoint and at the upper end.
     clamped: [u64; 3],
+    /// Whether some live group's share rises by more than one across the
+    /// interval.
+    steep: bool,
 }
 
 impl Pass {
     /// Counts a live group in the linear or the clamped sums, given its
-    /// shares at the interval's ends (or further out) and at the midpoint,
-    /// and whether plain groups are known to be unclamped in the interval.
+    /// shares at the interval's ends (or further out) and at the midpoint;
+    /// says whether it was linear.
     #[inline]
     fn add(
         &mut self,
@@ -551,19 +735,15 @@ impl Pass {
         at_mid: u64,
         at_upper: u64,
         plain_linear: bool,
-    ) {
-        // A clamped end would give exactly the truncated bound, so these ends
-        // are unclamped, and so is everything between.
-        let unclamped = at_lower > group.min_share && at_upper < group.max_share;
-        if unclamped || (plain_linear && group.is_plain()) {
-            self.linear_weight += group.weight * group.count_f64();
-            self.linear_count = self.linear_count.saturating_add(group.count);
-        } else {
-            let clamped = &mut self.clamped;
-            clamped[0] = clamped[0].saturating_add(group.times(at_lower));
-            clamped[1] = clamped[1].saturating_add(group.times(at_mid));
-            clamped[2] = clamped[2].saturating_add(group.times(at_upper));
+    ) -> bool {
+        if self.linear.add(group, at_lower, at_upper, plain_linear) {
+            return true;
         }
+        let clamped = &mut self.clamped;
+        clamped[0] = clamped[0].saturating_add(group.times(at_lower));
+        clamped[1] = clamped[1].saturating_add(group.times(at_mid));
+        clamped[2] = clamped[2].saturating_add(group.times(at_upper));
+        false
     }
 
     /// The bounds for the interval left once the midpoint became its lower
@@ -575,34 +755,13 @@ impl Pass {
         } else {
             (at_lower, at_mid)
         };
-        self.bounds(
+        Bounds::new(
+            self.linear,
             frozen.saturating_add(at_lower),
             frozen.saturating_add(at_upper),
             target,
             slack,
         )
-    }
-
-    /// The bounds for an interval in which everything but the linear groups
-    /// adds up to between `least` and `most`.
-    ///
-    /// There `used(mid)` is at most `most + S` and at least `least + S -
-    /// linear_count`, where `S`, the linear groups' sum before truncation, is
-    /// within a relative `slack` of `mid * linear_weight`. Solving for `mid`
-    /// gives the thresholds; `slack` also absorbs the division's rounding.
-    /// With no linear group the divisions give infinities of the right sign,
-    /// or NaN (deciding nothing) for 0 / 0.
-    fn bounds(&self, least: u64, most: u64, target: u64, slack: f64) -> Bounds {
-        if target >= EXACT_IN_F64 || most >= EXACT_IN_F64 || self.linear_count >= EXACT_IN_F64 {
-            return Bounds::NONE;
-        }
-        let exact = |value: u64| value as i64 as f64;
-        let room_below = exact(target) - exact(most);
-        let room_above = exact(target) - exact(least) + exact(self.linear_count);
-        Bounds {
-            below_under: room_below / (self.linear_weight * (1.0 + slack)),
-            above_over: room_above / (self.linear_weight * (1.0 - slack)),
-        }
     }
 }
 

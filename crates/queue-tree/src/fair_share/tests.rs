@@ -544,7 +544,7 @@ fn output_of_the_wrong_length_is_an_error() {
     assert_eq!(out, [7]);
     assert_eq!(
         res.unwrap_err().to_string(),
-        "fair-share output has 1 slots for 2 inputs: it needs one slot per input"
+        "fair-share output length 1 differs from input length 2: one slot per input is needed"
     );
 }
 
