@@ -65,6 +65,9 @@ mod starvation;
 mod victims;
 mod view;
 
+#[cfg(test)]
+mod testing;
+
 pub use error::{PreemptionError, SlotKind};
 pub use ledger::{LedgerEntry, Transition, TransitionKind, WithdrawReason};
 pub use preemptor::{PreemptionOutput, Preemptor, StarvedApp, Victim, VictimSet};

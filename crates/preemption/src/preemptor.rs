@@ -222,6 +222,13 @@ impl Preemptor {
         self.ledger.iter()
     }
 
+    /// Makes every search read the nodes' containers, never the giving
+    /// apps' (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn never_index(&mut self) {
+        self.pass.tables.never_index = true;
+    }
+
     fn withdraw_everything(&mut self, out: &mut PreemptionOutput) {
         let ids: Vec<ContainerId> = self.ledger.iter().map(|(id, _)| *id).collect();
         for id in ids {
@@ -823,3 +830,172 @@ impl Pass {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TestView;
+    use crate::view::{Ask, ContainerInfo, NodeInfo, QueueInfo};
+
+    /// `b` starved for its fair share against `a` on one full node.
+    const CLUSTER: &str = "
+        node n1 /r 4096,4
+        queue root.a fs=2048,0
+        queue root.b fs=2048,0 fsto=0s thr=1
+        app a root.a fs=2048,0
+        run a n1 4x1024,1
+        app b root.b fs=2048,0
+        ask b * 2x1024,1
+    ";
+
+    /// A view that breaks one rule of the contract on top of a good one.
+    struct Broken<'a> {
+        inner: &'a TestView,
+        queue_bound: Option<usize>,
+        duplicate_apps: bool,
+    }
+
+    impl PreemptionView for Broken<'_> {
+        fn cluster_capacity(&self) -> Resource {
+            self.inner.cluster_capacity()
+        }
+        fn cluster_allocated(&self) -> Resource {
+            self.inner.cluster_allocated()
+        }
+        fn queue_slots(&self) -> usize {
+            self.queue_bound.unwrap_or(self.inner.queue_slots())
+        }
+        fn queues(&self) -> impl Iterator<Item = QueueInfo<'_>> {
+            self.inner.queues()
+        }
+        fn app_slots(&self) -> usize {
+            self.inner.app_slots()
+        }
+        fn apps(&self, leaf: QueueSlot) -> impl Iterator<Item = AppInfo> {
+            let mut apps: Vec<AppInfo> = self.inner.apps(leaf).collect();
+            if self.duplicate_apps && !apps.is_empty() {
+                apps.push(apps[0]);
+            }
+            apps.into_iter()
+        }
+        fn asks(&self, app: AppSlot) -> impl Iterator<Item = Ask<'_>> {
+            self.inner.asks(app)
+        }
+        fn node_slots(&self) -> usize {
+            self.inner.node_slots()
+        }
+        fn nodes(&self) -> impl Iterator<Item = NodeSlot> {
+            self.inner.nodes()
+        }
+        fn nodes_at(&self, location: Location<'_>) -> impl Iterator<Item = NodeSlot> {
+            self.inner.nodes_at(location)
+        }
+        fn node(&self, node: NodeSlot) -> Option<NodeInfo<'_>> {
+            self.inner.node(node)
+        }
+        fn containers(&self, node: NodeSlot) -> impl Iterator<Item = ContainerInfo> {
+            self.inner.containers(node)
+        }
+        fn app_containers(&self, app: AppSlot) -> impl Iterator<Item = (NodeSlot, ContainerInfo)> {
+            self.inner.app_containers(app)
+        }
+    }
+
+    fn warned(preemptor: &Preemptor) -> Vec<String> {
+        preemptor
+            .ledger()
+            .map(|(id, e)| format!("{id} until {}", e.deadline))
+            .collect()
+    }
+
+    #[test]
+    fn a_broken_view_is_refused_and_changes_nothing() {
+        let view = TestView::parse(CLUSTER);
+        let settings = view.settings.clone();
+        let mut preemptor = Preemptor::new();
+        let out = preemptor
+            .update(Time::from_millis(1000), &view, &settings)
+            .unwrap();
+        assert_eq!(out.transitions.len(), 2);
+        let before = warned(&preemptor);
+
+        let bound = Broken {
+            inner: &view,
+            queue_bound: Some(2),
+            duplicate_apps: false,
+        };
+        let err = preemptor
+            .update(Time::from_millis(2000), &bound, &settings)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the view names queue slot 2, not below its bound 2"
+        );
+        let twice = Broken {
+            inner: &view,
+            queue_bound: None,
+            duplicate_apps: true,
+        };
+        let err = preemptor
+            .update(Time::from_millis(2000), &twice, &settings)
+            .unwrap_err();
+        assert_eq!(err.to_string(), "the view lists app slot 0 twice");
+
+        let mut bad = view.clone();
+        bad.queues[2].threshold = 1.5;
+        let err = preemptor
+            .update(Time::from_millis(2000), &bad, &settings)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "queue root.b has fair-share preemption threshold 1.5, not in [0, 1]"
+        );
+        let err = preemptor
+            .update(Time::from_millis(500), &view, &settings)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "time went backwards: update at 0.500s after an update at 1.000s"
+        );
+        assert_eq!(warned(&preemptor), before);
+
+        // The good view still works, and kills at the deadline.
+        let out = preemptor
+            .update(Time::from_millis(16_000), &view, &settings)
+            .unwrap();
+        let killed = out
+            .transitions
+            .iter()
+            .filter(|t| t.kind == TransitionKind::Killed)
+            .count();
+        assert_eq!(killed, 2);
+    }
+
+    #[test]
+    fn warned_containers_are_listed_per_owner() {
+        let view = TestView::parse(CLUSTER);
+        let settings = view.settings.clone();
+        let mut preemptor = Preemptor::new();
+        preemptor
+            .update(Time::from_millis(1000), &view, &settings)
+            .unwrap();
+        let a = view.apps[0].id;
+        let listed: Vec<String> = preemptor
+            .warned_containers(a)
+            .map(|(id, deadline)| format!("{id} {deadline}"))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                "container_1_0001_01_000003 16.000s",
+                "container_1_0001_01_000004 16.000s"
+            ]
+        );
+        assert_eq!(preemptor.warned_containers(view.apps[1].id).count(), 0);
+        assert_eq!(preemptor.next_deadline(), Some(Time::from_millis(16_000)));
+        // A warned container that ends is released; another id is not known.
+        let id = preemptor.warned_containers(a).next().unwrap().0;
+        let t = preemptor.container_ended(id).unwrap();
+        assert_eq!(t.kind, TransitionKind::Released);
+        assert!(preemptor.container_ended(id).is_none());
+    }
+}
