@@ -1,14 +1,13 @@
 //! A little simulator around [`TestView`]: it carries preemption's output
 //! out the way the core will (kills, hand-back entries, withdrawals),
 //! schedules free room on a heartbeat (hand-back first), and recomputes fair
-//! shares with the queue tree's arithmetic. Good enough to watch preemption
+//! shares the simple way (weights 1, min shares honoured). Good enough to watch preemption
 //! over many updates; the real scheduling is the core's.
 //!
 //! The seed-003 experiment, replayed at the view level, lives here too.
 
 use weft_model::{Resource, ResourceType, Time};
 use weft_queue_tree::Policy;
-use weft_queue_tree::fair_share::{ShareInput, ShareKind, compute_shares};
 
 use super::fixture::{TestLocation, TestView};
 use crate::{PreemptionOutput, TransitionKind};
@@ -146,9 +145,10 @@ impl TestView {
         Some(self.add_container(a, n, ask.capability, ask.priority, is_am, now))
     }
 
-    /// Instantaneous fair shares, as the queue tree computes them: each
-    /// parent splits its share among its active children by weight (1) and
-    /// min share, each leaf among its apps; `fair` shares memory only.
+    /// Instantaneous fair shares, roughly as the queue tree computes them
+    /// with every weight 1: each parent splits its share among its active
+    /// children (those with live apps) honouring min shares, each leaf
+    /// evenly among its apps; `fair` shares memory only.
     pub(crate) fn recompute_fair_shares(&mut self) {
         let cluster: Resource = self.nodes.iter().map(|n| n.capability).sum();
         self.queues[0].fair_share = cluster;
@@ -169,65 +169,65 @@ impl TestView {
                 .live_apps()
                 .filter(|a| self.apps[*a].queue == q)
                 .collect();
-            let inputs = vec![
-                ShareInput {
-                    weight: 1.0,
-                    min_share: 0,
-                    max_share: u64::MAX,
-                    active: true,
-                };
-                apps.len()
-            ];
             let mut shares = vec![Resource::ZERO; apps.len()];
-            split(&inputs, total, types, &mut shares, |_, _| 0);
+            for ty in types {
+                let split = split(&vec![0; apps.len()], total.get(*ty));
+                for (share, v) in shares.iter_mut().zip(split) {
+                    share.set(*ty, v);
+                }
+            }
             for (a, share) in apps.iter().zip(shares) {
                 self.apps[*a].fair_share = share;
             }
             return;
         }
-        let inputs: Vec<ShareInput> = children
+        let active: Vec<usize> = children
             .iter()
-            .map(|c| ShareInput {
-                weight: 1.0,
-                min_share: 0,
-                max_share: u64::MAX,
-                active: self
-                    .live_apps()
-                    .any(|a| self.is_under(self.apps[a].queue, *c)),
+            .copied()
+            .filter(|c| {
+                self.live_apps()
+                    .any(|a| self.is_under(self.apps[a].queue, *c))
             })
             .collect();
-        let mins: Vec<Resource> = children.iter().map(|c| self.queues[*c].min_share).collect();
-        let mut shares = vec![Resource::ZERO; children.len()];
-        split(&inputs, total, types, &mut shares, |i, ty| mins[i].get(ty));
-        for (c, share) in children.iter().zip(shares) {
-            self.queues[*c].fair_share = share;
-            self.share_children(*c);
+        for c in &children {
+            self.queues[*c].fair_share = Resource::ZERO;
+        }
+        for ty in types {
+            let mins: Vec<u64> = active
+                .iter()
+                .map(|c| self.queues[*c].min_share.get(*ty))
+                .collect();
+            for (c, v) in active.iter().zip(split(&mins, total.get(*ty))) {
+                self.queues[*c].fair_share.set(*ty, v);
+            }
+        }
+        for c in children {
+            self.share_children(c);
         }
     }
 }
 
-fn split(
-    inputs: &[ShareInput],
-    total: Resource,
-    types: &[ResourceType],
-    shares: &mut [Resource],
-    min_share: impl Fn(usize, ResourceType) -> u64,
-) {
-    let mut out = vec![0; inputs.len()];
-    for ty in types {
-        let typed: Vec<ShareInput> = inputs
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ShareInput {
-                min_share: min_share(i, *ty),
-                ..*s
-            })
-            .collect();
-        compute_shares(&typed, total.get(*ty), ShareKind::Instantaneous, &mut out);
-        for (share, v) in shares.iter_mut().zip(&out) {
-            share.set(*ty, *v);
+/// Splits `total` so each part is max(its min, R) with the largest R whose
+/// parts add up to at most `total` (weights all 1); the mins alone when they
+/// already exceed it.
+fn split(mins: &[u64], total: u64) -> Vec<u64> {
+    let used = |r: u64| {
+        mins.iter()
+            .fold(0u64, |acc, m| acc.saturating_add((*m).max(r)))
+    };
+    if mins.is_empty() || used(0) >= total {
+        return mins.to_vec();
+    }
+    let (mut low, mut high) = (0, total);
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if used(mid) <= total {
+            low = mid;
+        } else {
+            high = mid - 1;
         }
     }
+    mins.iter().map(|m| (*m).max(low)).collect()
 }
 
 #[cfg(test)]
