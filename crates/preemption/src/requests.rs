@@ -33,7 +33,8 @@ pub(crate) fn starved_requests<'a>(
     starvation: Resource,
     out: &mut Vec<StarvedRequest<'a>>,
 ) {
-    asks.retain(|a| a.count > 0);
+    // An empty container needs no room (and would be "placed" forever).
+    asks.retain(|a| a.count > 0 && !a.capability.is_zero());
     asks.sort_by(ask_order);
     let mut pending = starvation;
     let mut picks = Vec::new();
@@ -219,6 +220,13 @@ mod tests {
             render(asks, Resource::new(4096, 4)),
             ["Node(\"h1\") 1024mb x4 widen"]
         );
+    }
+
+    #[test]
+    fn empty_containers_are_not_made_room_for() {
+        let mut empty = ask(Location::Any, 0, u32::MAX, true);
+        empty.capability = Resource::ZERO;
+        assert!(render(vec![empty], Resource::new(4096, 4)).is_empty());
     }
 
     #[test]
