@@ -1,0 +1,438 @@
+//! Property tests over random hand-built clusters and random time steps:
+//! kills never come before their deadline, nothing is taken from an app or
+//! queue that would fall below its fair share, nor from a subtree that
+//! disallows preemption, nor an AM its queue protects; the ledger's
+//! transitions are consistent; the same inputs give the same outputs; and
+//! two queues contending settle instead of preempting back and forth.
+//!
+//! A proptest-chosen seed drives a small generator that shapes each cluster,
+//! so a failure prints the seed that reproduces it.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use weft_model::{ContainerId, Duration, Priority, QueuePath, Resource, Time};
+use weft_queue_tree::Policy;
+use weft_queue_tree::site::Fraction;
+
+use super::TestView;
+use super::fixture::{TestAsk, TestLocation};
+use crate::calc::Calc;
+use crate::{PreemptionOutput, Preemptor, TransitionKind};
+
+/// splitmix64: enough randomness to shape a test cluster from a seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+const SIZES: [Resource; 4] = [
+    Resource::new(1024, 1),
+    Resource::new(2048, 1),
+    Resource::new(1024, 2),
+    Resource::new(2048, 2),
+];
+
+/// A random cluster: nodes, a small queue tree with random policies,
+/// preemption settings and min shares, apps with containers and asks.
+fn random_cluster(rng: &mut Rng) -> TestView {
+    let mut view = TestView::new();
+    for n in 0..1 + rng.below(3) {
+        view.nodes.push(super::fixture::TestNode {
+            id: weft_model::NodeId::new(&format!("n{n}"), 8041).expect("node name"),
+            rack: format!("/r{}", rng.below(2)),
+            capability: Resource::new(1024 * (4 + rng.below(5)), 4 + rng.below(9)),
+            reserved: Resource::ZERO,
+            allocated: Resource::ZERO,
+        });
+    }
+    let all_leaves = ["root.a", "root.b", "root.p.c", "root.p.d"];
+    let n_leaves = 2 + rng.below(3) as usize;
+    let mut leaves = Vec::new();
+    for path in &all_leaves[..n_leaves] {
+        leaves.push(view.ensure_queue(&QueuePath::parse(path).expect("path")));
+    }
+    for q in 0..view.queues.len() {
+        let is_leaf = view.is_leaf(q);
+        let queue = &mut view.queues[q];
+        queue.policy = if is_leaf {
+            *rng.pick(&[Policy::Fair, Policy::Drf, Policy::Fifo])
+        } else {
+            *rng.pick(&[Policy::Fair, Policy::Drf])
+        };
+        if q > 0 {
+            queue.allow_preemption_from = rng.chance(80);
+        }
+        if rng.chance(30) {
+            queue.min_share = Resource::new(1024 * rng.below(4), rng.below(4));
+        }
+        queue.min_share_timeout = Duration::from_millis(1000 * rng.below(3));
+        queue.fair_share_timeout = Duration::from_millis(1000 * rng.below(3));
+        queue.threshold = *rng.pick(&[0.5, 0.8, 1.0]);
+        if is_leaf && rng.chance(20) {
+            view.settings
+                .am_preemption
+                .insert(queue.path.clone(), false);
+        }
+    }
+    view.settings.wait_time_before_kill = Duration::from_millis(1000 * rng.below(4));
+    view.settings.preemption_utilization_threshold =
+        Fraction::new(*rng.pick(&[0.0, 0.0, 0.5, 0.8])).expect("in range");
+    for a in 0..1 + rng.below(6) as usize {
+        let queue = *rng.pick(&leaves);
+        let start = Time::from_millis(rng.below(2000));
+        view.apps.push(super::fixture::TestApp {
+            name: format!("a{a}"),
+            id: weft_model::AppId::new(1, a as u32 + 1),
+            queue,
+            fair_share: Resource::ZERO,
+            start,
+            asks: Vec::new(),
+            usage: Resource::ZERO,
+            next_seq: 1,
+            live: true,
+        });
+        let size = *rng.pick(&SIZES);
+        for _ in 0..rng.below(14) {
+            let node = rng.below(view.nodes.len() as u64) as usize;
+            let n = &view.nodes[node];
+            if size.fits_in(&(n.capability - n.allocated)) {
+                let is_am = view.apps[a].next_seq == 1;
+                let at = Time::from_millis(rng.below(1000));
+                view.add_container(a, node, size, Priority(rng.below(3) as i32), is_am, at);
+            }
+        }
+        view.apps[a].asks.push(TestAsk {
+            priority: Priority(1),
+            capability: size,
+            location: TestLocation::Any,
+            count: rng.below(8) as u32,
+            relax: true,
+        });
+    }
+    view.recompute_fair_shares();
+    if rng.chance(50) {
+        // Fair shares that do not add up: the safety rules must hold anyway.
+        for app in &mut view.apps {
+            app.fair_share = Resource::new(512 * rng.below(8), rng.below(4));
+        }
+        for queue in view.queues.iter_mut().skip(1) {
+            queue.fair_share = Resource::new(1024 * rng.below(8), rng.below(8));
+        }
+    }
+    view
+}
+
+/// What the checks remember between updates.
+#[derive(Default)]
+struct Books {
+    /// Warned containers: (warned at, deadline, app taken for).
+    warned: BTreeMap<ContainerId, (Time, Time, weft_model::AppId)>,
+}
+
+/// Checks one update's output against the view it was computed from.
+fn check_update(
+    view: &TestView,
+    now: Time,
+    out: &PreemptionOutput,
+    preemptor: &Preemptor,
+    books: &mut Books,
+) -> Result<(), TestCaseError> {
+    let wait = view.settings.wait_time_before_kill;
+    // Every warning that was live before this update and not withdrawn is
+    // still taken until the core carries the kills out.
+    // Container → (owner, app taken for).
+    let mut taken: BTreeMap<ContainerId, (weft_model::AppId, weft_model::AppId)> = BTreeMap::new();
+    for (id, (_, _, for_app)) in &books.warned {
+        let withdrawn = out
+            .transitions
+            .iter()
+            .any(|t| t.container == *id && matches!(t.kind, TransitionKind::Withdrawn { .. }));
+        if !withdrawn {
+            taken.insert(*id, (view.apps[view.containers[id].app].id, *for_app));
+        }
+    }
+    for t in &out.transitions {
+        match t.kind {
+            TransitionKind::Warned { deadline } => {
+                prop_assert!(!books.warned.contains_key(&t.container), "warned twice");
+                prop_assert_eq!(deadline, now + wait);
+                books.warned.insert(t.container, (now, deadline, t.for_app));
+                taken.insert(t.container, (t.app, t.for_app));
+            }
+            TransitionKind::Killed => {
+                let (warned_at, deadline, _) =
+                    books.warned.remove(&t.container).expect("was warned");
+                prop_assert!(now >= deadline && now >= warned_at + wait, "killed early");
+            }
+            TransitionKind::Withdrawn { .. } | TransitionKind::Released => {
+                prop_assert!(books.warned.remove(&t.container).is_some(), "not warned");
+            }
+        }
+    }
+    let ledger: Vec<ContainerId> = preemptor.ledger().map(|(id, _)| *id).collect();
+    let books_ids: Vec<ContainerId> = books.warned.keys().copied().collect();
+    prop_assert_eq!(ledger, books_ids);
+
+    let cluster = crate::PreemptionView::cluster_capacity(view);
+    for t in &out.transitions {
+        let TransitionKind::Warned { .. } = t.kind else {
+            continue;
+        };
+        let c = view.containers[&t.container];
+        let owner = &view.apps[c.app];
+        let leaf = owner.queue;
+        // Never from a subtree that disallows it, nor a protected AM.
+        let mut q = Some(leaf);
+        while let Some(cur) = q {
+            prop_assert!(
+                view.queues[cur].allow_preemption_from,
+                "from a protected subtree"
+            );
+            q = view.queues[cur].parent;
+        }
+        if c.is_am {
+            prop_assert!(view.settings.am_preemption_enabled(&view.queues[leaf].path));
+        }
+        // The owner keeps its fair share after everything taken from it.
+        let calc = Calc::for_policy(view.queues[leaf].policy, cluster);
+        let lost: Resource = taken
+            .iter()
+            .filter(|(_, (app, _))| *app == owner.id)
+            .map(|(id, _)| view.containers[id].resource)
+            .sum();
+        prop_assert!(
+            !calc.is_below(&(owner.usage - lost), &owner.fair_share),
+            "{} taken below its fair share",
+            owner.name
+        );
+        // So does every queue between the owner and the app it is taken for.
+        let beneficiary = view.apps[view.app_by_id(t.for_app)].queue;
+        let mut q = Some(leaf);
+        while let Some(cur) = q {
+            if view.is_under(beneficiary, cur) {
+                break;
+            }
+            let calc = Calc::for_policy(view.queues[cur].policy, cluster);
+            let lost: Resource = taken
+                .iter()
+                .filter(|(_, (app, for_app))| {
+                    let owner_leaf = view.apps[view.app_by_id(*app)].queue;
+                    let for_leaf = view.apps[view.app_by_id(*for_app)].queue;
+                    view.is_under(owner_leaf, cur) && !view.is_under(for_leaf, cur)
+                })
+                .map(|(id, _)| view.containers[id].resource)
+                .sum();
+            prop_assert!(
+                !calc.is_below(
+                    &(view.queue_usage(cur) - lost),
+                    &view.queues[cur].fair_share
+                ),
+                "{} taken below its fair share",
+                view.queues[cur].path
+            );
+            q = view.queues[cur].parent;
+        }
+    }
+    Ok(())
+}
+
+/// Runs random steps on a random cluster, checking every update; returns
+/// every output, for the determinism check. With `never_index`, victims are
+/// always found by reading every node's containers.
+fn run_random(seed: u64, never_index: bool) -> Result<Vec<String>, TestCaseError> {
+    let mut rng = Rng(seed);
+    let mut view = random_cluster(&mut rng);
+    let mut preemptor = Preemptor::new();
+    if never_index {
+        preemptor.never_index();
+    }
+    let mut books = Books::default();
+    let mut now = Time::ZERO;
+    let mut outputs = Vec::new();
+    for _ in 0..25 {
+        now += Duration::from_millis(rng.below(3000));
+        let settings = view.settings.clone();
+        let out = preemptor
+            .update(now, &view, &settings)
+            .expect("consistent view");
+        check_update(&view, now, &out, &preemptor, &mut books)?;
+        outputs.push(format!("{out:?}"));
+        match rng.below(4) {
+            0 => {
+                // A container ends on its own.
+                let ids: Vec<ContainerId> = view.containers.keys().copied().collect();
+                if !ids.is_empty() {
+                    let id = *rng.pick(&ids);
+                    if let Some(t) = preemptor.container_ended(id) {
+                        prop_assert_eq!(t.kind, TransitionKind::Released);
+                        books.warned.remove(&id);
+                    }
+                    view.remove_container(&id);
+                }
+            }
+            1 | 2 => {
+                view.apply(&out);
+                view.heartbeat(now);
+            }
+            _ => {
+                if rng.chance(20) && !view.apps.is_empty() {
+                    // An app goes, with its containers.
+                    let a = rng.below(view.apps.len() as u64) as usize;
+                    view.apps[a].live = false;
+                    let ids: Vec<ContainerId> = view
+                        .containers
+                        .iter()
+                        .filter(|(_, c)| c.app == a)
+                        .map(|(id, _)| *id)
+                        .collect();
+                    for id in ids {
+                        if preemptor.container_ended(id).is_some() {
+                            books.warned.remove(&id);
+                        }
+                        view.remove_container(&id);
+                    }
+                }
+            }
+        }
+    }
+    Ok(outputs)
+}
+
+/// Two or three queues, one of which starts out holding the whole cluster,
+/// every app wanting far more than it can get; fair shares follow the
+/// queue tree's arithmetic. Returns the kills of each update.
+fn contend(seed: u64) -> Vec<usize> {
+    let mut rng = Rng(seed);
+    let mut view = TestView::new();
+    for n in 0..1 + rng.below(3) {
+        view.nodes.push(super::fixture::TestNode {
+            id: weft_model::NodeId::new(&format!("n{n}"), 8041).expect("node name"),
+            rack: "/r".to_owned(),
+            capability: Resource::new(8192, 8),
+            reserved: Resource::ZERO,
+            allocated: Resource::ZERO,
+        });
+    }
+    let policy = *rng.pick(&[Policy::Fair, Policy::Drf]);
+    view.queues[0].policy = policy;
+    let n_leaves = 2 + rng.below(2) as usize;
+    for l in 0..n_leaves {
+        let q = view.ensure_queue(&QueuePath::parse(&format!("root.q{l}")).expect("path"));
+        let queue = &mut view.queues[q];
+        queue.policy = policy;
+        queue.fair_share_timeout = Duration::from_millis(1000 * rng.below(3));
+        queue.min_share_timeout = Duration::from_millis(1000 * rng.below(3));
+        queue.threshold = *rng.pick(&[0.5, 1.0]);
+        if rng.chance(50) {
+            queue.min_share = Resource::new(1024 * (1 + rng.below(12)), rng.below(12));
+        }
+        for _ in 0..1 + rng.below(2) {
+            let a = view.apps.len();
+            view.apps.push(super::fixture::TestApp {
+                name: format!("a{a}"),
+                id: weft_model::AppId::new(1, a as u32 + 1),
+                queue: q,
+                fair_share: Resource::ZERO,
+                start: Time::ZERO,
+                asks: vec![TestAsk {
+                    priority: Priority(1),
+                    capability: *rng.pick(&SIZES),
+                    location: TestLocation::Any,
+                    count: 1000,
+                    relax: true,
+                }],
+                usage: Resource::ZERO,
+                next_seq: 1,
+                live: true,
+            });
+        }
+    }
+    view.settings.wait_time_before_kill = Duration::from_millis(1000 * rng.below(3));
+    view.settings.preemption_utilization_threshold = Fraction::new(0.0).expect("in range");
+    // The first queue's apps fill the cluster before the others arrive.
+    let first: Vec<usize> = (0..view.apps.len())
+        .filter(|a| view.apps[*a].queue == 1)
+        .collect();
+    for a in &first {
+        view.apps[*a].start = Time::ZERO;
+    }
+    for a in 0..view.apps.len() {
+        if view.apps[a].queue != 1 {
+            view.apps[a].live = false;
+        }
+    }
+    view.recompute_fair_shares();
+    view.heartbeat(Time::ZERO);
+    for a in 0..view.apps.len() {
+        if view.apps[a].queue != 1 {
+            view.apps[a].live = true;
+            view.apps[a].start = Time::from_millis(500);
+        }
+    }
+    let mut preemptor = Preemptor::new();
+    let mut kills = Vec::new();
+    for step in 1..=240 {
+        let now = Time::from_millis(500 * step);
+        view.recompute_fair_shares();
+        let settings = view.settings.clone();
+        let out = preemptor
+            .update(now, &view, &settings)
+            .expect("consistent view");
+        kills.push(
+            out.transitions
+                .iter()
+                .filter(|t| t.kind == TransitionKind::Killed)
+                .count(),
+        );
+        view.apply(&out);
+        view.heartbeat(now);
+    }
+    kills
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn safety_rules_hold_over_random_steps(seed in any::<u64>()) {
+        run_random(seed, false)?;
+    }
+
+    #[test]
+    fn same_inputs_same_outputs(seed in any::<u64>()) {
+        let outputs = run_random(seed, false)?;
+        prop_assert_eq!(&outputs, &run_random(seed, false)?);
+        // Whichever way candidates are found, the decisions are the same.
+        prop_assert_eq!(&outputs, &run_random(seed, true)?);
+    }
+
+    #[test]
+    fn contending_queues_settle(seed in any::<u64>()) {
+        let kills = contend(seed);
+        let total: usize = kills.iter().sum();
+        // Nothing is killed over the last minute, and never more than the
+        // cluster holds in its smallest containers.
+        prop_assert_eq!(kills[120..].iter().sum::<usize>(), 0, "still preempting: {:?}", kills);
+        prop_assert!(total <= 3 * 8, "{} kills", total);
+    }
+}
