@@ -21,7 +21,6 @@ pub(crate) struct Container {
     pub(crate) node_pos: u32,
     pub(crate) resource: Resource,
     /// Request priority: victims of preemption are taken lowest priority first.
-    #[expect(dead_code, reason = "read by preemption, which lands next")]
     pub(crate) priority: Priority,
     pub(crate) is_am: bool,
     pub(crate) running: bool,
@@ -205,6 +204,7 @@ impl ResourceManager {
             }
         }
         self.counters.containers_completed += 1;
+        self.preemption_container_ended(container.id);
         self.events.push(Event::ContainerCompleted {
             container: container.id,
             node: node_id,

@@ -54,6 +54,7 @@ mod lifecycle;
 mod node_events;
 mod nodes;
 mod output;
+mod preemption;
 mod requests;
 mod rm;
 mod settings;

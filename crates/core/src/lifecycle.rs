@@ -424,7 +424,7 @@ impl ResourceManager {
         Ok(AllocateReply {
             allocated: std::mem::take(&mut active.newly_allocated),
             completed: std::mem::take(&mut active.completed),
-            preemption: None,
+            preemption: self.preemption_message(h),
             available,
             num_cluster_nodes,
         })

@@ -532,6 +532,65 @@ pub enum Event {
         /// When.
         at: Time,
     },
+    /// An app is starved and preemption chose victims for it (in a dry run,
+    /// what would be preempted).
+    Starved {
+        /// The starved app.
+        app: AppId,
+        /// Its leaf.
+        queue: QueuePath,
+        /// Below its fair-share threshold by this much, past the timeout.
+        fair_share_starvation: Resource,
+        /// Its part of its leaf's min-share starvation, past the timeout.
+        min_share_starvation: Resource,
+        /// The containers chosen, with their sizes.
+        victims: Vec<(ContainerId, Resource)>,
+        /// True when preemption only reports (`preemption.dry-run`).
+        dry_run: bool,
+    },
+    /// A container's owner was warned: give it back before `deadline`.
+    PreemptionWarned {
+        /// The container.
+        container: ContainerId,
+        /// Its owner.
+        app: AppId,
+        /// The starved app it is taken for.
+        for_app: AppId,
+        /// Its size.
+        resource: Resource,
+        /// When it will be killed.
+        deadline: Time,
+    },
+    /// The deadline passed: the container is killed.
+    PreemptionKilled {
+        /// The container.
+        container: ContainerId,
+        /// Its owner.
+        app: AppId,
+        /// The starved app it was taken for.
+        for_app: AppId,
+    },
+    /// A warned container ended before its deadline.
+    PreemptionReleased {
+        /// The container.
+        container: ContainerId,
+        /// Its owner.
+        app: AppId,
+    },
+    /// A warning was withdrawn.
+    PreemptionWithdrawn {
+        /// The container.
+        container: ContainerId,
+        /// Its owner.
+        app: AppId,
+        /// Why.
+        reason: String,
+    },
+    /// Preemption refused the core's view of the cluster (a bug; nothing was preempted).
+    PreemptionError {
+        /// What it said.
+        error: String,
+    },
     /// Placement could not find a queue.
     PlacementFailed {
         /// The app.

@@ -60,6 +60,10 @@ pub struct ResourceManager {
     /// Events of the input being handled.
     pub(crate) events: Vec<Event>,
     pub(crate) counters: Counters,
+    /// Starvation timers and the warn-then-kill ledger.
+    pub(crate) preemptor: weft_preemption::Preemptor,
+    /// Preemption was on at its last run (so switching it off is noticed).
+    pub(crate) preemption_active: bool,
 }
 
 /// Running totals since start, for metrics.
@@ -200,6 +204,8 @@ impl ResourceManager {
             max_shares_lowered: false,
             events: Vec::new(),
             counters: Counters::default(),
+            preemptor: weft_preemption::Preemptor::new(),
+            preemption_active: false,
         }
     }
 
@@ -263,6 +269,9 @@ impl ResourceManager {
         if let Some((expiry, _)) = self.nodes.expiries.first() {
             next = next.min(*expiry);
         }
+        if let Some(kill) = self.preemptor.next_deadline() {
+            next = next.min(kill);
+        }
         Some(next)
     }
 
@@ -303,11 +312,14 @@ impl ResourceManager {
     }
 
     fn maybe_update(&mut self, now: Time) {
+        let kills_due = self.preemptor.next_deadline().is_some_and(|d| d <= now);
         if now >= self.next_update {
             self.update(now);
             // Skip missed passes rather than running them back to back.
             let interval = self.settings.scheduler.update_interval;
             self.next_update = now + interval;
+        } else if kills_due {
+            self.run_preemption(now);
         }
         if now >= self.next_queue_prune {
             let removed = self.tree.remove_empty_dynamic_queues();
@@ -323,7 +335,9 @@ impl ResourceManager {
 
     /// The update pass: demand, fair shares, orderings (Hadoop's update thread).
     pub(crate) fn update(&mut self, now: Time) {
+        self.flush_capacity();
         self.tree.update();
+        self.run_preemption(now);
         self.counters.updates += 1;
         self.events.push(Event::Updated { at: now });
     }

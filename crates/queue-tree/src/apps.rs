@@ -476,6 +476,19 @@ impl QueueTree {
         self.app_ids.values().copied()
     }
 
+    /// A leaf's runnable apps: first those with pending asks, in the order
+    /// the leaf's policy offers them a node, then the others.
+    pub fn leaf_apps_in_order(&self, leaf: QueueId) -> impl Iterator<Item = AppHandle> + '_ {
+        let queue = self.queue(leaf);
+        let listed = queue.order.iter().map(|key| AppHandle(key.member));
+        let rest = queue
+            .runnable_apps
+            .iter()
+            .copied()
+            .filter(|h| self.app(*h).listed_key.is_none());
+        listed.chain(rest)
+    }
+
     /// True when some runnable app has pending asks (a walk could find work).
     pub fn has_schedulable_apps(&self) -> bool {
         !self.queue(ROOT).order.is_empty()

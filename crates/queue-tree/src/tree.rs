@@ -21,6 +21,13 @@ use crate::policy::Policy;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct QueueId(pub(crate) u32);
 
+impl QueueId {
+    /// The arena index, below `QueueTree::queue_slot_count()`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// An app in the arena. Valid from `add_app` until `remove_app`; the slot is
 /// then reused, so a holder must drop it when the app goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -354,6 +361,19 @@ impl QueueTree {
     /// The queue at `path`, if it exists.
     pub fn queue_id(&self, path: &QueuePath) -> Option<QueueId> {
         self.by_path.get(path).copied()
+    }
+
+    /// The live queue at an arena index.
+    pub fn queue_id_at(&self, index: usize) -> Option<QueueId> {
+        self.queues
+            .get(index)?
+            .as_ref()
+            .map(|_| QueueId(index as u32))
+    }
+
+    /// Every queue index is below this.
+    pub fn queue_slot_count(&self) -> usize {
+        self.queues.len()
     }
 
     /// The root queue.

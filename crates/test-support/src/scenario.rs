@@ -791,6 +791,64 @@ impl Scenario {
                 Event::PlacementFailed { app, error } => {
                     format!("{} placement failed: {error}", self.app_name(app))
                 }
+                Event::Starved {
+                    app,
+                    queue,
+                    fair_share_starvation,
+                    min_share_starvation,
+                    victims,
+                    dry_run,
+                } => {
+                    let names: Vec<String> = victims
+                        .iter()
+                        .map(|(c, _)| self.container_name(c))
+                        .collect();
+                    format!(
+                        "{}{} starved in {queue}: fair-share {} min-share {}; victims {}",
+                        if *dry_run { "dry run: " } else { "" },
+                        self.app_name(app),
+                        res(fair_share_starvation),
+                        res(min_share_starvation),
+                        if names.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            names.join(" ")
+                        }
+                    )
+                }
+                Event::PreemptionWarned {
+                    container,
+                    for_app,
+                    deadline,
+                    ..
+                } => format!(
+                    "preempt {} for {} by {deadline}",
+                    self.container_name(container),
+                    self.app_name(for_app)
+                ),
+                Event::PreemptionKilled {
+                    container, for_app, ..
+                } => {
+                    format!(
+                        "kill {} for {}",
+                        self.container_name(container),
+                        self.app_name(for_app)
+                    )
+                }
+                Event::PreemptionReleased { container, .. } => {
+                    format!(
+                        "{} left the preemption ledger",
+                        self.container_name(container)
+                    )
+                }
+                Event::PreemptionWithdrawn {
+                    container, reason, ..
+                } => {
+                    format!(
+                        "withdraw preemption of {}: {reason}",
+                        self.container_name(container)
+                    )
+                }
                 other => format!("{other:?}"),
             };
             text.push_str(&line);

@@ -1,0 +1,336 @@
+//! The core's side of preemption: the read-only view `weft-preemption` reads
+//! the cluster through, and carrying out what it decides (warnings in the
+//! owners' allocate replies, resources set aside on nodes for the starved
+//! app, kills at the deadline, withdrawals), each as an event.
+//!
+//! Who is starved and which containers go is `weft-preemption`'s decision;
+//! handing the freed resources back on a heartbeat is `assign`'s.
+
+use weft_model::{Resource, Time};
+use weft_preemption::AppSlot;
+use weft_preemption::{
+    AppInfo, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionOutput, PreemptionView,
+    QueueInfo, QueueSlot, Transition, TransitionKind,
+};
+use weft_queue_tree::{AppHandle, QueueKind};
+
+use crate::nodes::NodeIdx;
+use crate::output::{Event, StopReason, exit_status};
+use crate::requests::is_rack_name;
+use crate::rm::ResourceManager;
+
+/// The core's state as preemption sees it: slots are the arenas' indices.
+pub(crate) struct CoreView<'a> {
+    rm: &'a ResourceManager,
+}
+
+impl PreemptionView for CoreView<'_> {
+    fn cluster_capacity(&self) -> Resource {
+        self.rm.nodes.capacity
+    }
+
+    fn cluster_allocated(&self) -> Resource {
+        self.rm.tree.queue_usage(self.rm.tree.root())
+    }
+
+    fn queue_slots(&self) -> usize {
+        self.rm.tree.queue_slot_count()
+    }
+
+    fn queues(&self) -> impl Iterator<Item = QueueInfo<'_>> {
+        let tree = &self.rm.tree;
+        tree.queue_ids().map(move |id| {
+            let s = tree.queue_settings(id);
+            QueueInfo {
+                slot: QueueSlot(id.index() as u32),
+                parent: tree.queue_parent(id).map(|p| QueueSlot(p.index() as u32)),
+                path: tree.queue_path(id),
+                is_leaf: tree.queue_kind(id) == QueueKind::Leaf,
+                policy: s.policy,
+                min_share: s.min_share,
+                demand: tree.queue_demand(id),
+                usage: tree.queue_usage(id),
+                fair_share: tree.queue_fair_share(id),
+                min_share_preemption_timeout: s.min_share_preemption_timeout,
+                fair_share_preemption_timeout: s.fair_share_preemption_timeout,
+                fair_share_preemption_threshold: s.fair_share_preemption_threshold,
+                preemptable: s.preemptable,
+            }
+        })
+    }
+
+    fn app_slots(&self) -> usize {
+        self.rm.active.len()
+    }
+
+    fn apps(&self, leaf: QueueSlot) -> impl Iterator<Item = AppInfo> {
+        let tree = &self.rm.tree;
+        let leaf = tree
+            .queue_id_at(leaf.0 as usize)
+            .filter(|id| tree.queue_kind(*id) == QueueKind::Leaf);
+        leaf.into_iter().flat_map(move |leaf| {
+            tree.leaf_apps_in_order(leaf).map(move |h| AppInfo {
+                slot: AppSlot(h.index() as u32),
+                id: tree.app_id(h),
+                usage: tree.app_usage(h),
+                demand: tree.app_demand(h),
+                fair_share: tree.app_fair_share(h),
+                start: tree.app_start(h),
+            })
+        })
+    }
+
+    fn asks(&self, app: AppSlot) -> impl Iterator<Item = Ask<'_>> {
+        let active = self.rm.active.get(app.0 as usize).and_then(Option::as_ref);
+        active.into_iter().flat_map(|a| {
+            a.requests.keys.iter().flat_map(|(key, state)| {
+                let any = state.any.map(|ask| Ask {
+                    priority: key.priority,
+                    capability: key.capability,
+                    location: Location::Any,
+                    count: ask.count,
+                    relax_locality: ask.relax_locality,
+                });
+                let racks = state.racks.iter().map(move |(rack, ask)| Ask {
+                    priority: key.priority,
+                    capability: key.capability,
+                    location: Location::Rack(rack),
+                    count: ask.count,
+                    relax_locality: ask.relax_locality,
+                });
+                let nodes = state.nodes.iter().map(move |(node, ask)| Ask {
+                    priority: key.priority,
+                    capability: key.capability,
+                    location: Location::Node(node),
+                    count: ask.count,
+                    relax_locality: ask.relax_locality,
+                });
+                any.into_iter().chain(racks).chain(nodes)
+            })
+        })
+    }
+
+    fn node_slots(&self) -> usize {
+        self.rm.nodes.arena.len()
+    }
+
+    fn nodes(&self) -> impl Iterator<Item = NodeSlot> {
+        self.rm.nodes.indices().map(|idx| NodeSlot(idx.0))
+    }
+
+    fn nodes_at(&self, location: Location<'_>) -> impl Iterator<Item = NodeSlot> {
+        let nodes = &self.rm.nodes;
+        let mut found: Vec<NodeIdx> = match location {
+            Location::Any => Vec::new(),
+            Location::Rack(rack) => nodes
+                .racks
+                .get(rack)
+                .map(|r| r.iter().copied().collect())
+                .unwrap_or_default(),
+            Location::Node(name) if !is_rack_name(name) => nodes.by_name(name).to_vec(),
+            Location::Node(_) => Vec::new(),
+        };
+        // The same relative order as `nodes()`: by node id.
+        found.sort_by(|a, b| nodes.get(*a).id.cmp(&nodes.get(*b).id));
+        found.into_iter().map(|idx| NodeSlot(idx.0))
+    }
+
+    fn node(&self, node: NodeSlot) -> Option<NodeInfo<'_>> {
+        let n = self.rm.nodes.arena.get(node.0 as usize)?.as_ref()?;
+        Some(NodeInfo {
+            slot: node,
+            id: &n.id,
+            rack: &n.rack,
+            capability: n.capability,
+            unallocated: n.available(),
+            reserved: n.reservation.map_or(Resource::ZERO, |r| r.resource),
+            earmarked: n.preempted_for.values().copied().sum(),
+        })
+    }
+
+    fn containers(&self, node: NodeSlot) -> impl Iterator<Item = ContainerInfo> {
+        let n = self
+            .rm
+            .nodes
+            .arena
+            .get(node.0 as usize)
+            .and_then(Option::as_ref);
+        n.into_iter()
+            .flat_map(move |n| n.containers.iter().map(move |c| self.info(*c)))
+    }
+
+    fn app_containers(&self, app: AppSlot) -> impl Iterator<Item = (NodeSlot, ContainerInfo)> {
+        let active = self.rm.active.get(app.0 as usize).and_then(Option::as_ref);
+        active.into_iter().flat_map(move |a| {
+            a.containers
+                .values()
+                .map(move |c| (NodeSlot(self.rm.container(*c).node.0), self.info(*c)))
+        })
+    }
+}
+
+impl CoreView<'_> {
+    fn info(&self, idx: crate::nodes::ContainerIdx) -> ContainerInfo {
+        let c = self.rm.container(idx);
+        ContainerInfo {
+            id: c.id,
+            app: AppSlot(c.app.index() as u32),
+            resource: c.resource,
+            priority: c.priority,
+            is_am: c.is_am,
+            launched: c.allocated_at,
+        }
+    }
+}
+
+impl ResourceManager {
+    /// Runs preemption when it is on, or while warnings are outstanding
+    /// (switching it off withdraws them).
+    pub(crate) fn run_preemption(&mut self, now: Time) {
+        if !self.settings.scheduler.preemption
+            && self.preemptor.next_deadline().is_none()
+            && !self.preemption_active
+        {
+            return;
+        }
+        self.flush_capacity();
+        // The view borrows the whole RM; the preemptor is lent out meanwhile.
+        let mut preemptor = std::mem::take(&mut self.preemptor);
+        let result = preemptor.update(now, &CoreView { rm: self }, &self.settings.scheduler);
+        self.preemptor = preemptor;
+        self.preemption_active = self.settings.scheduler.preemption;
+        match result {
+            Ok(out) => self.apply_preemption(now, out),
+            Err(e) => {
+                // A refused view is a bug in the core's view, never bad input:
+                // report it and leave the ledger as it was.
+                debug_assert!(false, "preemption refused the core's view: {e}");
+                self.events.push(Event::PreemptionError {
+                    error: e.to_string(),
+                });
+            }
+        }
+    }
+
+    fn apply_preemption(&mut self, now: Time, out: PreemptionOutput) {
+        if out.dry_run || !out.starved.is_empty() {
+            for starved in &out.starved {
+                self.events.push(Event::Starved {
+                    app: starved.app,
+                    queue: starved.queue.clone(),
+                    fair_share_starvation: starved.fair_share_starvation,
+                    min_share_starvation: starved.min_share_starvation,
+                    victims: starved
+                        .victims
+                        .iter()
+                        .flat_map(|set| set.containers.iter().map(|v| (v.container, v.resource)))
+                        .collect(),
+                    dry_run: out.dry_run,
+                });
+            }
+        }
+        for t in out.transitions {
+            self.apply_transition(now, t);
+        }
+        for app in out.claims_ended {
+            if let Some(h) = self.handle_of(app) {
+                for idx in self.nodes.indices().collect::<Vec<_>>() {
+                    self.nodes.get_mut(idx).preempted_for.remove(&h);
+                }
+            }
+        }
+    }
+
+    fn apply_transition(&mut self, now: Time, t: Transition) {
+        let beneficiary = self.handle_of(t.for_app);
+        let node = self.nodes.lookup(&t.node);
+        match t.kind {
+            TransitionKind::Warned { deadline } => {
+                if let (Some(h), Some(n)) = (beneficiary, node) {
+                    *self
+                        .nodes
+                        .get_mut(n)
+                        .preempted_for
+                        .entry(h)
+                        .or_insert(Resource::ZERO) += t.resource;
+                }
+                self.events.push(Event::PreemptionWarned {
+                    container: t.container,
+                    app: t.app,
+                    for_app: t.for_app,
+                    resource: t.resource,
+                    deadline,
+                });
+            }
+            TransitionKind::Killed => {
+                self.events.push(Event::PreemptionKilled {
+                    container: t.container,
+                    app: t.app,
+                    for_app: t.for_app,
+                });
+                if let Some(c) = self.find_container(&t.container) {
+                    if let Some(record) = self.apps.get_mut(&t.app) {
+                        record.preempted_containers += 1;
+                    }
+                    self.end_container(
+                        now,
+                        c,
+                        exit_status::PREEMPTED,
+                        "container preempted",
+                        Some(StopReason::Preempted),
+                    );
+                }
+            }
+            TransitionKind::Released => {
+                self.events.push(Event::PreemptionReleased {
+                    container: t.container,
+                    app: t.app,
+                });
+            }
+            TransitionKind::Withdrawn { reason } => {
+                if let (Some(h), Some(n)) = (beneficiary, node) {
+                    let set_aside = &mut self.nodes.get_mut(n).preempted_for;
+                    if let Some(r) = set_aside.get_mut(&h) {
+                        *r -= t.resource;
+                        if r.is_zero() {
+                            set_aside.remove(&h);
+                        }
+                    }
+                }
+                self.events.push(Event::PreemptionWithdrawn {
+                    container: t.container,
+                    app: t.app,
+                    reason: reason.to_string(),
+                });
+            }
+        }
+    }
+
+    /// A container ended (any reason): the ledger forgets it.
+    pub(crate) fn preemption_container_ended(&mut self, container: weft_model::ContainerId) {
+        if let Some(t) = self.preemptor.container_ended(container) {
+            self.events.push(Event::PreemptionReleased {
+                container: t.container,
+                app: t.app,
+            });
+        }
+    }
+
+    /// The containers an app was warned about, for its allocate reply.
+    pub(crate) fn preemption_message(
+        &self,
+        h: AppHandle,
+    ) -> Option<crate::output::PreemptionMessage> {
+        let app = self.tree.app_id(h);
+        let mut containers = Vec::new();
+        let mut deadline = None::<Time>;
+        for (c, d) in self.preemptor.warned_containers(app) {
+            containers.push(c);
+            deadline = Some(deadline.map_or(d, |x| x.min(d)));
+        }
+        deadline.map(|deadline| crate::output::PreemptionMessage {
+            deadline,
+            containers,
+        })
+    }
+}
