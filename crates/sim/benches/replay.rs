@@ -1,0 +1,3 @@
+//! Replay benchmark (filled in below).
+
+fn main() {}

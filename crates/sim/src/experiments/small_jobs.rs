@@ -1,0 +1,8 @@
+//! Experiment stub.
+
+use super::{ExperimentResult, Scale};
+
+/// Runs it.
+pub fn run(_scale: Scale) -> anyhow::Result<ExperimentResult> {
+    anyhow::bail!("not yet")
+}
