@@ -176,7 +176,7 @@ fn run_scenario(
     }
     drop(stderr);
     let options = SimOptions {
-        check_invariants: check || cfg!(debug_assertions),
+        check_every: u32::from(check || cfg!(debug_assertions)),
         ..SimOptions::default()
     };
     let mut bar = if quiet {

@@ -54,6 +54,16 @@ pub fn run(name: &str, scale: Scale) -> anyhow::Result<ExperimentResult> {
     }
 }
 
+/// Options for the statistical experiments: in debug builds and tests the
+/// core's invariants are checked every 64 calls (every call would make the
+/// larger runs minutes long; the engine's own tests check every call).
+pub(crate) fn options() -> SimOptions {
+    SimOptions {
+        check_every: if cfg!(debug_assertions) { 64 } else { 0 },
+        ..SimOptions::default()
+    }
+}
+
 /// Replays a SWIM day (`trace`, or a synthesized SWIM-like one of `jobs`
 /// jobs) on `nodes` nodes and reports the engine's speed.
 pub fn bench(nodes: u32, jobs: u32, seed: u64, trace: Option<&str>) -> anyhow::Result<String> {
@@ -93,7 +103,7 @@ path = "trace.tsv"
     let load_wall = load_started.elapsed().as_secs_f64();
     let tasks: usize = scenario.apps.iter().map(|a| a.n_tasks()).sum();
     let options = SimOptions {
-        check_invariants: false,
+        check_every: 0,
         ..SimOptions::default()
     };
     let started = Instant::now();

@@ -729,14 +729,15 @@ impl Report {
                 .enumerate()
                 .map(|(i, t)| (secs(*t) / unit, share(&q.fair_share[i], i)))
                 .collect();
+            let name = q.path.strip_prefix("root.").unwrap_or(&q.path);
             lines.push(Line {
                 step: true,
-                ..Line::new(format!("{} usage", q.path), c, thin(usage, 1500))
+                ..Line::new(format!("{name} usage"), c, thin(usage, 1500))
             });
             lines.push(Line {
                 step: true,
                 dashed: true,
-                ..Line::new(format!("{} fair share", q.path), c, thin(fair, 1500))
+                ..Line::new(format!("{name} fair share"), c, thin(fair, 1500))
             });
         }
         LineChart {

@@ -307,6 +307,9 @@ pub struct WorkloadFile {
     pub mix: Option<Vec<MixFile>>,
     /// `generate`: node-local map duration (default 10 s).
     pub map_duration: Option<String>,
+    /// `generate`: spread task durations uniformly over ± this fraction of
+    /// their duration (default 0: all alike), so slots free up at scattered times.
+    pub duration_spread: Option<f64>,
     /// `generate`, `swim`: map container (default `1024 mb, 1 vcores`).
     pub map_size: Option<String>,
     /// `generate`: reduces per job (default 0).
@@ -804,6 +807,7 @@ impl Resolver<'_> {
         let allowed: &[&str] = match w.format.as_str() {
             "generate" => &[
                 "jobs",
+                "duration_spread",
                 "arrival",
                 "maps",
                 "mix",
@@ -838,6 +842,7 @@ impl Resolver<'_> {
             ("maps", w.maps.is_some()),
             ("mix", w.mix.is_some()),
             ("map_duration", w.map_duration.is_some()),
+            ("duration_spread", w.duration_spread.is_some()),
             ("map_size", w.map_size.is_some()),
             ("reduces", w.reduces.is_some()),
             ("reduce_duration", w.reduce_duration.is_some()),
@@ -885,6 +890,16 @@ impl Resolver<'_> {
                         &format!("{what}.map_duration"),
                     )?
                     .unwrap_or(Duration::from_secs(10)),
+                    duration_spread: match w.duration_spread {
+                        None => 0.0,
+                        Some(x) if (0.0..1.0).contains(&x) => x,
+                        Some(x) => {
+                            return Err(invalid(
+                                format!("{what}.duration_spread"),
+                                format!("{x} is not a fraction in [0, 1)"),
+                            ));
+                        }
+                    },
                     map_size: opt_res(w.map_size.as_deref(), &format!("{what}.map_size"))?
                         .unwrap_or(DEFAULT_CONTAINER),
                     reduces: w.reduces.unwrap_or(0),

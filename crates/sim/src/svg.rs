@@ -7,10 +7,10 @@
 
 use std::fmt::Write as _;
 
-const WIDTH: f64 = 820.0;
+const WIDTH: f64 = 860.0;
 const HEIGHT: f64 = 440.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 190.0;
+const RIGHT: f64 = 230.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 55.0;
 
@@ -31,6 +31,8 @@ pub struct Line {
     pub color: usize,
     /// Dashed (for targets such as fair shares).
     pub dashed: bool,
+    /// Dotted (for a second kind of target); wins over `dashed`.
+    pub dotted: bool,
     /// Draw steps (value holds until the next point) instead of slopes.
     pub step: bool,
     /// Mark each point.
@@ -45,6 +47,7 @@ impl Line {
             points,
             color,
             dashed: false,
+            dotted: false,
             step: false,
             markers: false,
         }
@@ -196,14 +199,22 @@ fn axes(out: &mut String, x_label: &str, y_label: &str) {
     );
 }
 
-fn legend(out: &mut String, entries: &[(String, usize, bool)]) {
+/// How a legend entry's line is drawn.
+#[derive(Clone, Copy)]
+enum Stroke {
+    Solid,
+    Dashed,
+    Dotted,
+}
+
+fn legend(out: &mut String, entries: &[(String, usize, Stroke)]) {
     let x = WIDTH - RIGHT + 16.0;
-    for (i, (name, color, dashed)) in entries.iter().enumerate() {
+    for (i, (name, color, stroke)) in entries.iter().enumerate() {
         let y = TOP + 10.0 + 18.0 * i as f64;
-        let dash = if *dashed {
-            r#" stroke-dasharray="5 3""#
-        } else {
-            ""
+        let dash = match stroke {
+            Stroke::Solid => "",
+            Stroke::Dashed => r#" stroke-dasharray="5 3""#,
+            Stroke::Dotted => r#" stroke-dasharray="2 3""#,
         };
         let _ = writeln!(
             out,
@@ -323,7 +334,9 @@ impl LineChart {
                 }
                 prev_y = Some(*y);
             }
-            let dash = if line.dashed {
+            let dash = if line.dotted {
+                r#" stroke-dasharray="2 3""#
+            } else if line.dashed {
                 r#" stroke-dasharray="6 4""#
             } else {
                 ""
@@ -343,10 +356,19 @@ impl LineChart {
                 }
             }
         }
-        let entries: Vec<(String, usize, bool)> = self
+        let entries: Vec<(String, usize, Stroke)> = self
             .lines
             .iter()
-            .map(|l| (l.name.clone(), l.color, l.dashed))
+            .map(|l| {
+                let stroke = if l.dotted {
+                    Stroke::Dotted
+                } else if l.dashed {
+                    Stroke::Dashed
+                } else {
+                    Stroke::Solid
+                };
+                (l.name.clone(), l.color, stroke)
+            })
             .collect();
         legend(&mut out, &entries);
         out.push_str("</svg>\n");
@@ -434,10 +456,10 @@ impl BarChart {
             );
         }
         axes(&mut out, &self.x_label, &self.y_label);
-        let entries: Vec<(String, usize, bool)> = self
+        let entries: Vec<(String, usize, Stroke)> = self
             .series
             .iter()
-            .map(|s| (s.name.clone(), s.color, false))
+            .map(|s| (s.name.clone(), s.color, Stroke::Solid))
             .collect();
         legend(&mut out, &entries);
         out.push_str("</svg>\n");

@@ -34,6 +34,8 @@ pub struct GenerateOptions {
     pub mix: Option<Vec<(u32, u32)>>,
     /// Node-local map duration.
     pub map_duration: Duration,
+    /// Durations are drawn uniformly from ± this fraction around their value.
+    pub duration_spread: f64,
     /// Map container.
     pub map_size: Resource,
     /// Reduces per job (stage 1, no input block).
@@ -92,13 +94,15 @@ pub(crate) fn generate(
         let mut map_group = TaskGroup::new(0, Priority(20), opts.map_size);
         for _ in 0..maps {
             let replicas = ctx.place_block();
-            map_group.push(opts.map_duration, &replicas);
+            let d = spread(ctx, opts.map_duration, opts.duration_spread);
+            map_group.push(d, &replicas);
         }
         let mut groups = vec![map_group];
         if opts.reduces > 0 {
             let mut reduce_group = TaskGroup::new(1, Priority(10), opts.reduce_size);
             for _ in 0..opts.reduces {
-                reduce_group.push(opts.reduce_duration, &[]);
+                let d = spread(ctx, opts.reduce_duration, opts.duration_spread);
+                reduce_group.push(d, &[]);
             }
             groups.push(reduce_group);
         }
@@ -113,6 +117,15 @@ pub(crate) fn generate(
         });
     }
     Ok(apps)
+}
+
+/// A duration drawn uniformly within ± `spread` of `d`.
+fn spread(ctx: &mut ImportCtx<'_>, d: Duration, spread: f64) -> Duration {
+    if spread <= 0.0 {
+        return d;
+    }
+    let factor = 1.0 + spread * (2.0 * ctx.rng.uniform() - 1.0);
+    Duration::from_millis((d.as_millis() as f64 * factor).round().max(1.0) as u64)
 }
 
 #[cfg(test)]
@@ -138,6 +151,7 @@ mod tests {
             maps: None,
             mix: Some(vec![(1, 5), (10, 2)]),
             map_duration: Duration::from_secs(10),
+            duration_spread: 0.5,
             map_size: Resource::new(1024, 1),
             reduces: 1,
             reduce_duration: Duration::from_secs(5),
@@ -161,6 +175,12 @@ mod tests {
         assert_eq!(apps[1].user, "b");
         assert_eq!(apps[0].groups[1].stage, 1);
         assert_eq!(apps[0].groups[0].replicas(0).len(), 3);
+        let durations: Vec<u64> = apps
+            .iter()
+            .flat_map(|a| (0..a.groups[0].len()).map(|t| a.groups[0].duration(t).as_millis()))
+            .collect();
+        assert!(durations.iter().all(|d| (5000..=15_000).contains(d)));
+        assert!(durations.iter().any(|d| *d != 10_000));
         let bad = GenerateOptions {
             maps: Some(3),
             ..opts
