@@ -92,7 +92,16 @@ where
 {
     let parsed = Standalone::try_parse_from(args);
     match parsed {
-        Ok(p) => run(p.sim),
+        Ok(p) => match run(p.sim) {
+            // A closed pipe (`weft sim ... | head`) is not a failure.
+            Err(e)
+                if e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+            {
+                Ok(())
+            }
+            other => other,
+        },
         Err(e) => {
             // Help and version are not failures.
             if !e.use_stderr() {
