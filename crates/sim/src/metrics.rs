@@ -77,6 +77,7 @@ pub(crate) struct Recorder {
 const MAX_PREEMPTION_RECORDS: usize = 10_000;
 
 impl Recorder {
+    /// The series of a queue, created (zero for every sample so far) if new.
     fn series(&mut self, path: &str, leaf: bool) -> usize {
         if let Some(i) = self.index.get(path) {
             return *i;
@@ -110,8 +111,8 @@ impl Recorder {
                 Policy::Fair | Policy::Fifo => r.get(ResourceType::Memory) as f64,
             }
         };
+        // Series created below start with a zero for every earlier sample.
         let n = self.samples.len();
-        self.samples.push(now);
         let mut ratios = Vec::new();
         for q in &reports {
             let t = &q.tree;
@@ -147,6 +148,7 @@ impl Recorder {
                 s.steady_fair_share.push(Resource::ZERO);
             }
         }
+        self.samples.push(now);
         if !ratios.is_empty() {
             let sum: f64 = ratios.iter().sum();
             let sum_sq: f64 = ratios.iter().map(|x| x * x).sum();
@@ -200,6 +202,13 @@ impl Recorder {
         }
     }
 
+    #[cfg(test)]
+    fn queue_kills(&self, path: &str) -> u64 {
+        self.index
+            .get(path)
+            .map_or(0, |i| self.queues[*i].preemption_kills)
+    }
+
     /// A core event the simulator has no handling for.
     pub(crate) fn other_event(&mut self, debug: &str) {
         let kind: String = debug
@@ -207,5 +216,31 @@ impl Recorder {
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
         *self.other_events.entry(kind).or_default() += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_core::CoreSettings;
+    use weft_queue_tree::AllocConfig;
+
+    #[test]
+    fn series_stay_as_long_as_the_samples() {
+        let rm = ResourceManager::new(AllocConfig::default(), CoreSettings::default(), Time::ZERO);
+        let mut r = Recorder::default();
+        r.sample(Time::ZERO, &rm, Duration::from_secs(1));
+        let c = ContainerId::new(
+            weft_model::AttemptId::new(weft_model::AppId::new(1, 1), 1),
+            2,
+        );
+        // A queue first seen between samples (through a kill) ...
+        r.kill(Time::from_millis(500), c, "root.late");
+        r.sample(Time::from_millis(1000), &rm, Duration::from_secs(1));
+        for q in &r.queues {
+            assert_eq!(q.usage.len(), r.samples.len(), "{}", q.path);
+            assert_eq!(q.fair_share.len(), r.samples.len(), "{}", q.path);
+        }
+        assert_eq!(r.queue_kills("root.late"), 1);
     }
 }

@@ -823,3 +823,204 @@ impl Report {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{SimOptions, simulate};
+    use crate::scenario::{MemorySources, Scenario};
+
+    #[test]
+    fn the_json_report_has_every_section() {
+        let sc = Scenario::load(
+            r#"
+            name = "tiny"
+            seed = 2
+            [[nodes]]
+            count = 1
+            capacity = "2048 mb, 2 vcores"
+            [report]
+            sample_interval = "4s"
+            [[apps]]
+            name = "one"
+            am = "unmanaged"
+            queue = "root.q"
+            tasks = [ { count = 1, duration = "5s", replicas = 0 } ]
+            "#,
+            &MemorySources::default(),
+            None,
+        )
+        .unwrap();
+        let report = simulate(&sc, SimOptions::default()).unwrap();
+        // The unmanaged AM registers and asks at 0 and heartbeats on whole
+        // seconds; the node (phase under a second) is given the task on its
+        // first heartbeat, the AM launches it at 1.000, it ends at 6.000, the
+        // node reports it at 6 s plus its phase and the AM finishes at 7.000.
+        // Samples at 0, 4 and the end. Engine: 14 ticks (every 500 ms), 3
+        // heartbeats heard (allocation, RUNNING, COMPLETE), 4 allocate calls
+        // (registration, launch, the ask cancelled, the finish), plus
+        // registration, new application, submission, AM registration and
+        // finish: 26 core calls.
+        expect_test::expect![[r#"
+            {
+              "weft_sim_report": 1,
+              "scenario": "tiny",
+              "seed": 2,
+              "summary": {
+                "virtual_time_s": 7.000,
+                "apps": {
+                  "finished": 1,
+                  "killed": 0,
+                  "failed": 0,
+                  "rejected": 0,
+                  "unfinished": 0
+                },
+                "task_locality": {
+                  "node_local": 0,
+                  "rack_local": 0,
+                  "off_rack": 0,
+                  "no_data": 1
+                },
+                "node_locality": null,
+                "mean_response_s": 7.000,
+                "mean_jain_index": 1.0000,
+                "preemption_warnings": 0,
+                "preemption_kills": 0,
+                "stalled": null
+              },
+              "sample_times_s": [0.000, 4.000, 7.000],
+              "cluster": {
+                "allocated_mb": [0, 1024, 0],
+                "capacity_mb": [2048, 2048, 2048]
+              },
+              "queues": [
+                {
+                  "path": "root",
+                  "leaf": false,
+                  "min_share": {
+                    "memory_mb": 0,
+                    "vcores": 0
+                  },
+                  "time_below_min_share_s": 0.000,
+                  "time_below_half_fair_share_s": 0.000,
+                  "preemption_warnings": 0,
+                  "preemption_kills": 0,
+                  "usage_mb": [0, 1024, 0],
+                  "usage_vcores": [0, 1, 0],
+                  "demand_mb": [0, 1024, 0],
+                  "demand_vcores": [0, 1, 0],
+                  "fair_share_mb": [0, 2048, 2048],
+                  "fair_share_vcores": [0, 2, 2],
+                  "steady_fair_share_mb": [2048, 2048, 2048],
+                  "steady_fair_share_vcores": [2, 2, 2]
+                },
+                {
+                  "path": "root.default",
+                  "leaf": true,
+                  "min_share": {
+                    "memory_mb": 0,
+                    "vcores": 0
+                  },
+                  "time_below_min_share_s": 0.000,
+                  "time_below_half_fair_share_s": 0.000,
+                  "preemption_warnings": 0,
+                  "preemption_kills": 0,
+                  "usage_mb": [0, 0, 0],
+                  "usage_vcores": [0, 0, 0],
+                  "demand_mb": [0, 0, 0],
+                  "demand_vcores": [0, 0, 0],
+                  "fair_share_mb": [0, 0, 0],
+                  "fair_share_vcores": [0, 0, 0],
+                  "steady_fair_share_mb": [1024, 1024, 1024],
+                  "steady_fair_share_vcores": [0, 0, 0]
+                },
+                {
+                  "path": "root.q",
+                  "leaf": true,
+                  "min_share": {
+                    "memory_mb": 0,
+                    "vcores": 0
+                  },
+                  "time_below_min_share_s": 0.000,
+                  "time_below_half_fair_share_s": 0.000,
+                  "preemption_warnings": 0,
+                  "preemption_kills": 0,
+                  "usage_mb": [0, 1024, 0],
+                  "usage_vcores": [0, 1, 0],
+                  "demand_mb": [0, 1024, 0],
+                  "demand_vcores": [0, 1, 0],
+                  "fair_share_mb": [0, 2048, 2048],
+                  "fair_share_vcores": [0, 0, 0],
+                  "steady_fair_share_mb": [1024, 1024, 1024],
+                  "steady_fair_share_vcores": [0, 0, 0]
+                }
+              ],
+              "fairness": {
+                "times_s": [4.000],
+                "jain_index": [1.0000]
+              },
+              "bins": [
+                {
+                  "bin": 1,
+                  "maps": "1",
+                  "jobs": 1,
+                  "finished": 1,
+                  "node_locality": null,
+                  "rack_locality": null,
+                  "mean_response_s": 7.000,
+                  "median_response_s": 7.000
+                }
+              ],
+              "apps": [
+                {
+                  "name": "one",
+                  "id": "application_1_0001",
+                  "user": "user",
+                  "queue": "root.q",
+                  "maps": 1,
+                  "tasks": 1,
+                  "outcome": "finished",
+                  "reason": null,
+                  "submit_s": 0.000,
+                  "am_start_s": null,
+                  "first_task_s": 1.000,
+                  "finish_s": 7.000,
+                  "response_s": 7.000,
+                  "locality": {
+                    "node_local": 0,
+                    "rack_local": 0,
+                    "off_rack": 0,
+                    "no_data": 1
+                  },
+                  "preempted_tasks": 0,
+                  "lost_tasks": 0,
+                  "released_containers": 0,
+                  "preemption_warnings": 0
+                }
+              ],
+              "preemption": {
+                "warnings": 0,
+                "kills": 0,
+                "events": []
+              },
+              "other_core_events": {},
+              "engine": {
+                "events": 9,
+                "core_calls": 26,
+                "heartbeats": 3,
+                "heartbeats_skipped": 0,
+                "allocate_calls": 4,
+                "ticks": 14
+              },
+              "warnings": []
+            }
+        "#]]
+        .assert_eq(&report.to_json());
+        let charts = report.charts();
+        assert_eq!(charts.len(), 3);
+        assert!(
+            charts
+                .iter()
+                .all(|(name, svg)| name.ends_with(".svg") && svg.ends_with("</svg>\n"))
+        );
+    }
+}
