@@ -1459,14 +1459,12 @@ mod tests {
         .assert_eq(&timeline(&report));
     }
 
-    /// A core bug the simulator found: when a node leaves while it runs an
-    /// AM container and, listed after it, containers of the same app,
-    /// `ResourceManager::remove_node` ends the AM container first, which
-    /// fails the attempt and ends the app's other containers, and then tries
-    /// to end those again from its copy of the node's list ("live container
-    /// index" panic in `end_container`). Enable with `--features
-    /// core-regressions` once the core skips containers already ended.
-    #[cfg(feature = "core-regressions")]
+    /// Regression: a core bug the simulator found. When a node left while
+    /// it ran an AM container and, listed after it, containers of the same
+    /// app, the core ended the AM container first, which failed the attempt
+    /// and ended the app's other containers, and then tried to end those
+    /// again ("live container index" panic). The core now ends the node's
+    /// containers one at a time from the live list.
     #[test]
     fn core_regressions_losing_a_node_with_an_am_and_its_tasks() {
         let sc = load(
