@@ -121,6 +121,7 @@ impl Cluster {
                         demand: app_usage,
                         fair_share: fair_share_of_app,
                         start: Time::ZERO,
+                        weight: 1.0,
                     }
                 })
                 .collect();
@@ -265,6 +266,7 @@ impl PreemptionView for Cluster {
             fair_share_preemption_timeout: Duration::from_secs(1),
             fair_share_preemption_threshold: 0.5,
             preemptable: true,
+            weight: 1.0,
         })
     }
 

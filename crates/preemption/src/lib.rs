@@ -57,6 +57,7 @@
 //! ```
 
 mod calc;
+mod classic;
 mod error;
 mod ledger;
 mod preemptor;
