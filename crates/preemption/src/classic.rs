@@ -41,6 +41,20 @@ use order::{Member, Name};
 pub(crate) struct Classic {
     /// By queue slot: the leaf last seen there.
     leaves: Vec<Option<LeafState>>,
+    /// Warned containers that ended (killed or given back) recently: their
+    /// room is on its way to the starved queue, so it still covers the pool.
+    freed: Vec<Freed>,
+}
+
+/// The room of a warned container that ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Freed {
+    resource: Resource,
+    for_slot: AppSlot,
+    for_app: weft_model::AppId,
+    /// Until when it covers the pool: the allocation delay after the update
+    /// that saw it end (`None` until an update has seen it).
+    until: Option<Time>,
 }
 
 /// One leaf's timers, and what was last reported about it.
@@ -64,15 +78,30 @@ pub(crate) struct ClassicPlan {
     /// The starved leaves worth reporting, in the view's queue order.
     pub(crate) starved: Vec<StarvedApp>,
     leaves: Vec<(usize, LeafState)>,
+    /// The freed room still covering the pool after this update.
+    freed: Vec<Freed>,
 }
 
 impl Classic {
-    /// Forgets every timer (the model was just switched on).
+    /// Forgets every timer and freed room (the model was just switched on,
+    /// or preemption off).
     pub(crate) fn reset(&mut self) {
         self.leaves.clear();
+        self.freed.clear();
     }
 
-    /// Keeps the leaves' timers as `plan` left them.
+    /// A warned container ended on its own (the owner gave it back, or it
+    /// finished): its room covers the pool until it reaches the starved queue.
+    pub(crate) fn released(&mut self, entry: &LedgerEntry) {
+        self.freed.push(Freed {
+            resource: entry.resource,
+            for_slot: entry.for_slot,
+            for_app: entry.for_app,
+            until: None,
+        });
+    }
+
+    /// Keeps the leaves' timers and the freed room as `plan` left them.
     pub(crate) fn commit(&mut self, plan: &mut ClassicPlan) {
         for (slot, state) in plan.leaves.drain(..) {
             if self.leaves.len() <= slot {
@@ -80,6 +109,7 @@ impl Classic {
             }
             self.leaves[slot] = Some(state);
         }
+        self.freed = std::mem::take(&mut plan.freed);
     }
 
     /// Plans one update at `now` against `ledger`, touching nothing. With
@@ -97,12 +127,35 @@ impl Classic {
         let mut pass = Pass::gather(now, view, settings, &self.leaves)?;
         pass.deficits(now, evaluate);
         let mut pool = pass.pool();
+        let delay = settings.preemption_allocation_delay();
         let mut plan = ClassicPlan {
             removals: Vec::new(),
             warnings: Vec::new(),
             starved: Vec::new(),
             leaves: Vec::new(),
+            freed: Vec::new(),
         };
+
+        // Room freed lately is still on its way to the starved queue: Hadoop
+        // 2.x checked only every preemptionInterval (5 s), which left the
+        // heartbeats time to hand it over; Weft checks on every update.
+        if !dry_run {
+            for f in &self.freed {
+                let until = f.until.unwrap_or(now + delay);
+                if until <= now {
+                    continue;
+                }
+                plan.freed.push(Freed {
+                    until: Some(until),
+                    ..*f
+                });
+                if evaluate {
+                    pool = pool.minus(f.resource);
+                    let for_leaf = pass.flat(f.for_slot, f.for_app).map(|i| pass.apps[i].leaf);
+                    pass.attribute(for_leaf, f.resource);
+                }
+            }
+        }
 
         // Warned containers first, oldest warning first (Hadoop's list order):
         // each one still needed covers part of the pool.
@@ -136,6 +189,12 @@ impl Classic {
             }
             if entry.deadline <= now {
                 plan.removals.push((*id, TransitionKind::Killed));
+                plan.freed.push(Freed {
+                    resource: entry.resource,
+                    for_slot: entry.for_slot,
+                    for_app: entry.for_app,
+                    until: Some(now + delay),
+                });
             }
         }
         plan.removals.sort_by_key(|(id, _)| *id);

@@ -233,7 +233,10 @@ impl Preemptor {
         match plan {
             Some(ModelPlan::Current(plan)) => self.commit(plan, &mut out),
             Some(ModelPlan::Classic(plan)) => self.commit_classic(plan, &mut out),
-            None => self.withdraw_everything(WithdrawReason::PreemptionOff, &mut out),
+            None => {
+                self.withdraw_everything(WithdrawReason::PreemptionOff, &mut out);
+                self.classic.reset();
+            }
         }
         if settings.preemption {
             self.model = Some(model);
@@ -246,6 +249,10 @@ impl Preemptor {
     /// killed). A warned container leaves the ledger as `Released`.
     pub fn container_ended(&mut self, id: ContainerId) -> Option<Transition> {
         let entry = self.ledger.remove(&id)?;
+        if !entry.set_aside {
+            // The classic model: the room is on its way to the starved queue.
+            self.classic.released(&entry);
+        }
         Some(transition(id, entry, TransitionKind::Released))
     }
 
