@@ -23,7 +23,7 @@
 mod order;
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use weft_model::{ContainerId, N_RESOURCE_TYPES, QueuePath, Resource, Time};
@@ -41,8 +41,9 @@ use order::{Member, Name};
 pub(crate) struct Classic {
     /// By queue slot: the leaf last seen there.
     leaves: Vec<Option<LeafState>>,
-    /// Warned containers that ended (killed or given back) recently: their
-    /// room is on its way to the starved queue, so it still covers the pool.
+    /// Warned containers that ended (killed or given back) recently: while
+    /// their room is still free on their nodes it is on its way to the
+    /// starved queue, so it covers the pool.
     freed: Vec<Freed>,
 }
 
@@ -50,6 +51,7 @@ pub(crate) struct Classic {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Freed {
     resource: Resource,
+    node: NodeSlot,
     for_slot: AppSlot,
     for_app: weft_model::AppId,
     /// Until when it covers the pool: the allocation delay after the update
@@ -95,6 +97,7 @@ impl Classic {
     pub(crate) fn released(&mut self, entry: &LedgerEntry) {
         self.freed.push(Freed {
             resource: entry.resource,
+            node: entry.node_slot,
             for_slot: entry.for_slot,
             for_app: entry.for_app,
             until: None,
@@ -136,27 +139,6 @@ impl Classic {
             freed: Vec::new(),
         };
 
-        // Room freed lately is still on its way to the starved queue: Hadoop
-        // 2.x checked only every preemptionInterval (5 s), which left the
-        // heartbeats time to hand it over; Weft checks on every update.
-        if !dry_run {
-            for f in &self.freed {
-                let until = f.until.unwrap_or(now + delay);
-                if until <= now {
-                    continue;
-                }
-                plan.freed.push(Freed {
-                    until: Some(until),
-                    ..*f
-                });
-                if evaluate {
-                    pool = pool.minus(f.resource);
-                    let for_leaf = pass.flat(f.for_slot, f.for_app).map(|i| pass.apps[i].leaf);
-                    pass.attribute(for_leaf, f.resource);
-                }
-            }
-        }
-
         // Warned containers first, oldest warning first (Hadoop's list order):
         // each one still needed covers part of the pool.
         let mut entries: Vec<(&ContainerId, &LedgerEntry)> = ledger.iter().collect();
@@ -191,6 +173,7 @@ impl Classic {
                 plan.removals.push((*id, TransitionKind::Killed));
                 plan.freed.push(Freed {
                     resource: entry.resource,
+                    node: entry.node_slot,
                     for_slot: entry.for_slot,
                     for_app: entry.for_app,
                     until: Some(now + delay),
@@ -198,6 +181,36 @@ impl Classic {
             }
         }
         plan.removals.sort_by_key(|(id, _)| *id);
+
+        // Room freed lately and still free on its node is on its way to the
+        // starved queue: Hadoop 2.x checked only every preemptionInterval
+        // (5 s), which left the heartbeats time to hand it over; Weft checks
+        // on every update. Once taken by anyone, or after the allocation
+        // delay, it no longer counts.
+        if !dry_run {
+            let mut free_left: BTreeMap<NodeSlot, Resource> = BTreeMap::new();
+            for f in &self.freed {
+                let until = f.until.unwrap_or(now + delay);
+                if until <= now {
+                    continue;
+                }
+                plan.freed.push(Freed {
+                    until: Some(until),
+                    ..*f
+                });
+                let left = free_left.entry(f.node).or_insert_with(|| {
+                    view.node(f.node)
+                        .map_or(Resource::ZERO, |n| n.unallocated - n.reserved)
+                });
+                let still_free = f.resource.component_min(*left);
+                *left -= still_free;
+                if evaluate && still_free.any_positive() {
+                    pool = pool.minus(still_free);
+                    let for_leaf = pass.flat(f.for_slot, f.for_app).map(|i| pass.apps[i].leaf);
+                    pass.attribute(for_leaf, still_free);
+                }
+            }
+        }
         for leaf in &mut pass.leaves {
             leaf.wanted = leaf.remaining.clamped();
         }

@@ -518,10 +518,10 @@ fn a_threshold_of_one_preempts_back_and_forth() {
     // Two queues share 3 GB: 1536 MB each, not a whole number of 1 GB
     // containers. With threshold 1, b holding one container is starved of
     // its full fair share and takes one from a; the two then tie in the fair
-    // order, a (started first) gets the room back, and once the freed room
-    // no longer counts (the allocation delay, 4 s) the same happens again,
-    // as in Hadoop 2.x. The current model never takes an app below its fair
-    // share, and so stops.
+    // order, a (started first) gets the room back, and since the freed room
+    // is no longer free the same happens again at the next update, as in
+    // Hadoop 2.x. The current model never takes an app below its fair share,
+    // and so stops.
     let mut fixture = String::from(
         "settings classic wait=0s util=0
          node n1 /r 3072,3
@@ -556,29 +556,45 @@ fn a_threshold_of_one_preempts_back_and_forth() {
               allocated b#1 on n1
               allocated a#4 on n1
             update 3.000s: utilisation 100%
-              starved b in root.b: fair-share 512,0 + min-share 0,0; looking for 0,0
-                no victims
-            update 4.000s: utilisation 100%
-            update 5.000s: utilisation 100%
-            update 6.000s: utilisation 100%
               starved b in root.b: fair-share 512,0 + min-share 0,0; looking for 512,0
                 on n1 for 1024,1: a#4 1024,1
-              a#4 on n1 for b: warned, deadline 6.000s
-              next deadline 6.000s
-            update 7.000s: utilisation 100%
+              a#4 on n1 for b: warned, deadline 3.000s
+              next deadline 3.000s
+            update 4.000s: utilisation 100%
               a#4 on n1 for b: killed
               allocated a#5 on n1
-            update 8.000s: utilisation 100%
-            update 9.000s: utilisation 100%
-            update 10.000s: utilisation 100%
-            update 11.000s: utilisation 100%
+            update 5.000s: utilisation 100%
               starved b in root.b: fair-share 512,0 + min-share 0,0; looking for 512,0
                 on n1 for 1024,1: a#5 1024,1
-              a#5 on n1 for b: warned, deadline 11.000s
-              next deadline 11.000s
-            update 12.000s: utilisation 100%
+              a#5 on n1 for b: warned, deadline 5.000s
+              next deadline 5.000s
+            update 6.000s: utilisation 100%
               a#5 on n1 for b: killed
               allocated a#6 on n1
+            update 7.000s: utilisation 100%
+              starved b in root.b: fair-share 512,0 + min-share 0,0; looking for 512,0
+                on n1 for 1024,1: a#6 1024,1
+              a#6 on n1 for b: warned, deadline 7.000s
+              next deadline 7.000s
+            update 8.000s: utilisation 100%
+              a#6 on n1 for b: killed
+              allocated a#7 on n1
+            update 9.000s: utilisation 100%
+              starved b in root.b: fair-share 512,0 + min-share 0,0; looking for 512,0
+                on n1 for 1024,1: a#7 1024,1
+              a#7 on n1 for b: warned, deadline 9.000s
+              next deadline 9.000s
+            update 10.000s: utilisation 100%
+              a#7 on n1 for b: killed
+              allocated a#8 on n1
+            update 11.000s: utilisation 100%
+              starved b in root.b: fair-share 512,0 + min-share 0,0; looking for 512,0
+                on n1 for 1024,1: a#8 1024,1
+              a#8 on n1 for b: warned, deadline 11.000s
+              next deadline 11.000s
+            update 12.000s: utilisation 100%
+              a#8 on n1 for b: killed
+              allocated a#9 on n1
               root.a uses 2048,2 (fair share 1536,0)
               root.b uses 1024,1 (fair share 1536,0)
                 a uses 2048,2 (fair share 1536,0)
