@@ -8,17 +8,20 @@
 //! timeout, the leaf's deficit is its min-share or fair-share shortfall
 //! (the larger by the leaf's calculator), and the deficits of all leaves
 //! make one pool. Warned containers still running cover the pool first,
-//! oldest warning first; what they do not cover is taken one container at a
-//! time by walking the tree from root to the child most over its fair share,
-//! then the app most over its fair share, then its lowest-priority, newest
-//! container, until the pool is covered or the walk finds nothing.
+//! oldest warning first; then room freed lately and still free on its node;
+//! what they do not cover is taken one container at a time by walking the
+//! tree from root to the preemptable child most over its fair share, then
+//! the app most over its fair share, then its lowest-priority, newest
+//! container, until the pool is covered or the walk finds nothing. A leaf
+//! the walk reaches gives only while it is over its fair share and has no
+//! deficit of its own.
 //!
 //! Nothing is set aside for anyone: freed resources go to whoever the fair
-//! order serves first, which is the starved queue. Each warning still names
+//! order serves first, normally the starved queue. Each warning still names
 //! an app of a starved leaf (`for_app`, for reports), the first in its leaf's
 //! order with unmet demand. Applying the plan to the ledger, and the warn-then-
 //! kill protocol itself, are `preemptor`'s business; the comparators are
-//! `order`'s.
+//! `order`'s. `docs/preemption.md` lists where this differs from Hadoop 2.x.
 
 mod order;
 

@@ -82,6 +82,13 @@ pub struct PreemptionOutput {
 }
 
 /// A starved app, and what was taken for it.
+///
+/// In the classic model a starved leaf is reported, named by its first app
+/// with unmet demand: its deficit is the larger of its fair-share and
+/// min-share shortfalls, so one of the two amounts is zero; `requested` is
+/// what warned containers and freed room did not cover; each victim is a
+/// set of its own. A leaf is reported when its deficit changes or
+/// containers are warned for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StarvedApp {
     /// The app.
@@ -155,6 +162,8 @@ impl Preemptor {
     /// `starved`. Otherwise: warnings whose deadline came are killed,
     /// warnings no longer needed are withdrawn, and, while the cluster is
     /// utilised beyond the threshold, starved apps get victims warned.
+    /// `settings.preemption_model` picks the model; when it changes, the
+    /// old model's warnings are withdrawn and the new one starts afresh.
     pub fn update<V: PreemptionView>(
         &mut self,
         now: Time,
