@@ -29,7 +29,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use weft_model::{ContainerId, N_RESOURCE_TYPES, QueuePath, Resource, Time};
+use weft_model::{ContainerId, N_RESOURCE_TYPES, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::site::SchedulerSettings;
 
 use crate::calc::Calc;
@@ -51,10 +51,11 @@ pub(crate) struct Classic {
 }
 
 /// The room of a warned container that ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Freed {
     resource: Resource,
     node: NodeSlot,
+    node_id: NodeId,
     for_slot: AppSlot,
     for_app: weft_model::AppId,
     /// Until when it covers the pool: the allocation delay after the update
@@ -101,6 +102,7 @@ impl Classic {
         self.freed.push(Freed {
             resource: entry.resource,
             node: entry.node_slot,
+            node_id: entry.node.clone(),
             for_slot: entry.for_slot,
             for_app: entry.for_app,
             until: None,
@@ -177,6 +179,7 @@ impl Classic {
                 plan.freed.push(Freed {
                     resource: entry.resource,
                     node: entry.node_slot,
+                    node_id: entry.node.clone(),
                     for_slot: entry.for_slot,
                     for_app: entry.for_app,
                     until: Some(now + delay),
@@ -199,10 +202,12 @@ impl Classic {
                 }
                 plan.freed.push(Freed {
                     until: Some(until),
-                    ..*f
+                    ..f.clone()
                 });
+                // A node gone, or another in its slot, holds none of it.
                 let left = free_left.entry(f.node).or_insert_with(|| {
                     view.node(f.node)
+                        .filter(|n| *n.id == f.node_id)
                         .map_or(Resource::ZERO, |n| n.unallocated - n.reserved)
                 });
                 let still_free = f.resource.component_min(*left);
