@@ -1,7 +1,9 @@
 //! The core's side of preemption: the read-only view `weft-preemption` reads
 //! the cluster through, and carrying out what it decides (warnings in the
 //! owners' allocate replies, resources set aside on nodes for the starved
-//! app, kills at the deadline, withdrawals), each as an event.
+//! app when the transition says so, kills at the deadline, withdrawals),
+//! each as an event. Which model decides (`current` or `classic`) is a site
+//! setting the preemptor reads; the core only follows each transition.
 //!
 //! Who is starved and which containers go is `weft-preemption`'s decision;
 //! handing the freed resources back on a heartbeat is `assign`'s.
@@ -55,6 +57,7 @@ impl PreemptionView for CoreView<'_> {
                 fair_share_preemption_timeout: s.fair_share_preemption_timeout,
                 fair_share_preemption_threshold: s.fair_share_preemption_threshold,
                 preemptable: s.preemptable,
+                weight: s.weight,
             }
         })
     }
@@ -76,6 +79,7 @@ impl PreemptionView for CoreView<'_> {
                 demand: tree.app_demand(h),
                 fair_share: tree.app_fair_share(h),
                 start: tree.app_start(h),
+                weight: tree.app_weight(h),
             })
         })
     }
@@ -246,7 +250,9 @@ impl ResourceManager {
         let node = self.nodes.lookup(&t.node);
         match t.kind {
             TransitionKind::Warned { deadline } => {
-                if let (Some(h), Some(n)) = (beneficiary, node) {
+                // The classic model sets nothing aside: the fair order hands
+                // the room to the starved queue.
+                if let (true, Some(h), Some(n)) = (t.set_aside, beneficiary, node) {
                     *self
                         .nodes
                         .get_mut(n)
@@ -288,7 +294,7 @@ impl ResourceManager {
                 });
             }
             TransitionKind::Withdrawn { reason } => {
-                if let (Some(h), Some(n)) = (beneficiary, node) {
+                if let (true, Some(h), Some(n)) = (t.set_aside, beneficiary, node) {
                     let set_aside = &mut self.nodes.get_mut(n).preempted_for;
                     if let Some(r) = set_aside.get_mut(&h) {
                         *r -= t.resource;

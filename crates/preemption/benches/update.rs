@@ -9,8 +9,10 @@
 //! givers held back by their leaves); and the worst case, where many apps
 //! may give but none of their containers may be taken, so every node's
 //! containers are read (at most once per starved app, size and place per
-//! update, and per app once per starvation re-check cycle, 29 s by default). A tiny local harness times each case; the shared
-//! harness in `weft-test-support` had not landed when this was written.
+//! update, and per app once per starvation re-check cycle, 29 s by default);
+//! then the classic model, steady and with one starved leaf. A tiny local
+//! harness times each case; the shared harness in `weft-test-support` had not
+//! landed when this was written.
 
 #![expect(
     clippy::disallowed_types,
@@ -30,7 +32,7 @@ use weft_preemption::{
     QueueInfo, QueueSlot, TransitionKind,
 };
 use weft_queue_tree::Policy;
-use weft_queue_tree::site::SchedulerSettings;
+use weft_queue_tree::site::{PreemptionModel, SchedulerSettings};
 
 const N_NODES: usize = 10_000;
 const N_PARENTS: usize = 10;
@@ -121,6 +123,7 @@ impl Cluster {
                         demand: app_usage,
                         fair_share: fair_share_of_app,
                         start: Time::ZERO,
+                        weight: 1.0,
                     }
                 })
                 .collect();
@@ -199,15 +202,17 @@ impl Cluster {
                 .expect("bench node name");
             let node = &mut self.nodes[n];
             match t.kind {
-                TransitionKind::Warned { .. } => node.earmarked += t.resource,
-                TransitionKind::Withdrawn { .. } => node.earmarked -= t.resource,
+                TransitionKind::Warned { .. } if t.set_aside => node.earmarked += t.resource,
+                TransitionKind::Withdrawn { .. } if t.set_aside => node.earmarked -= t.resource,
                 TransitionKind::Killed => {
                     if let Some(at) = node.containers.iter().position(|c| c.id == t.container) {
                         node.alive[at] = false;
                     }
                     node.unallocated += t.resource;
                 }
-                TransitionKind::Released => {}
+                TransitionKind::Warned { .. }
+                | TransitionKind::Withdrawn { .. }
+                | TransitionKind::Released => {}
             }
         }
     }
@@ -230,6 +235,16 @@ impl Cluster {
             }
         }
         self.am_preemption = false;
+    }
+
+    /// For the classic model: leaf 0 holds nothing and wants 10 containers,
+    /// its fair share, so it has a deficit once the timeout has passed.
+    fn starve_one_leaf(&mut self) {
+        self.starve_one_app();
+        let leaf = &mut self.queues[1 + N_PARENTS];
+        leaf.usage = Resource::ZERO;
+        leaf.demand = CONTAINER.saturating_mul(10);
+        leaf.fair_share = CONTAINER.saturating_mul(10);
     }
 
     fn leaf_index(&self, slot: QueueSlot) -> usize {
@@ -265,6 +280,7 @@ impl PreemptionView for Cluster {
             fair_share_preemption_timeout: Duration::from_secs(1),
             fair_share_preemption_threshold: 0.5,
             preemptable: true,
+            weight: 1.0,
         })
     }
 
@@ -347,8 +363,14 @@ impl PreemptionView for Cluster {
 /// starved app is due again and earlier warnings are killed); prints the
 /// median and the fastest, in milliseconds.
 fn time(name: &str, cluster: &mut Cluster, rounds: usize) {
+    time_model(name, cluster, rounds, PreemptionModel::Current);
+}
+
+/// `time`, under a chosen preemption model.
+fn time_model(name: &str, cluster: &mut Cluster, rounds: usize, model: PreemptionModel) {
     let settings = SchedulerSettings {
         preemption: true,
+        preemption_model: model,
         am_preemption_default: cluster.am_preemption,
         ..SchedulerSettings::default()
     };
@@ -430,5 +452,24 @@ fn main() {
         "worst: every node's containers read in vain",
         &mut worst,
         21,
+    );
+
+    // The classic model: the same steady cluster, then one starved leaf whose
+    // deficit is taken from the leaves most over their fair shares.
+    time_model(
+        "classic: nobody starved",
+        &mut Cluster::new(per_app),
+        21,
+        PreemptionModel::Classic,
+    );
+    let mut classic = Cluster::new(CONTAINER.saturating_mul(50));
+    classic.starve_one_leaf();
+    // Warnings are made every other round (the rounds between kill them),
+    // and the last of 20 measured rounds makes them.
+    time_model(
+        "classic: one starved leaf, victims",
+        &mut classic,
+        20,
+        PreemptionModel::Classic,
     );
 }

@@ -31,6 +31,10 @@ pub struct LedgerEntry {
     /// When it is killed unless released first: `warned_at` plus the kill
     /// wait in force at the warning.
     pub deadline: Time,
+    /// Whether its node holds its size for `for_app` (the hand-back entry):
+    /// true in the current model, false in the classic model, which sets
+    /// nothing aside.
+    pub set_aside: bool,
     pub(crate) app_slot: AppSlot,
     pub(crate) node_slot: NodeSlot,
     pub(crate) for_slot: AppSlot,
@@ -49,6 +53,11 @@ pub struct Transition {
     pub resource: Resource,
     /// The starved app it is (or was) taken for.
     pub for_app: AppId,
+    /// Whether its node holds (or held) its size for `for_app`: the core
+    /// adds it to the node's hand-back entry at `Warned` and takes it off at
+    /// `Withdrawn` only when this is true (the current model); the classic
+    /// model sets nothing aside.
+    pub set_aside: bool,
     /// What happened.
     pub kind: TransitionKind,
 }
@@ -57,18 +66,18 @@ pub struct Transition {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransitionKind {
     /// The owner is told to give it back before `deadline` (YARN's preemption
-    /// message); its size is set aside on its node for `for_app`.
+    /// message); with `set_aside`, its size is set aside on its node for `for_app`.
     Warned {
         /// When it will be killed.
         deadline: Time,
     },
-    /// The deadline passed: the core kills it (exit status "preempted") and
-    /// keeps its size set aside on the node for `for_app`.
+    /// The deadline passed: the core kills it (exit status "preempted") and,
+    /// with `set_aside`, keeps its size set aside on the node for `for_app`.
     Killed,
     /// It ended before its deadline (the owner gave it back, or it finished).
     Released,
-    /// It is no longer to be preempted: the owner is told so, and the core
-    /// takes its size off what the node holds for `for_app`.
+    /// It is no longer to be preempted: the owner is told so, and with
+    /// `set_aside` the core takes its size off what the node holds for `for_app`.
     Withdrawn {
         /// Why.
         reason: WithdrawReason,
@@ -86,6 +95,8 @@ pub enum WithdrawReason {
     OwnerGone,
     /// Preemption was switched off, or to dry run.
     PreemptionOff,
+    /// The preemption model was switched: the new one starts afresh.
+    ModelChanged,
 }
 
 impl fmt::Display for WithdrawReason {
@@ -95,6 +106,7 @@ impl fmt::Display for WithdrawReason {
             WithdrawReason::BeneficiaryGone => "beneficiary gone",
             WithdrawReason::OwnerGone => "owner gone",
             WithdrawReason::PreemptionOff => "preemption off",
+            WithdrawReason::ModelChanged => "preemption model changed",
         })
     }
 }
@@ -165,6 +177,7 @@ mod tests {
             for_app: AppId::new(1, for_app),
             warned_at: Time::ZERO,
             deadline: Time::from_millis(deadline),
+            set_aside: true,
             app_slot: AppSlot(owner),
             node_slot: NodeSlot(0),
             for_slot: AppSlot(for_app),

@@ -1,6 +1,9 @@
 //! Preemption for Weft, as current Hadoop's Fair Scheduler does it:
 //! starvation detection, victim selection node by node, and the
-//! warn-then-kill ledger, all as data in and data out.
+//! warn-then-kill ledger, all as data in and data out. A second model,
+//! Hadoop 2.6 to 2.8's queue-level preemption, is chosen with the site
+//! setting `yarn.scheduler.fair.preemption.model` = `classic`; both share
+//! the view, the ledger and the transitions.
 //!
 //! The core implements [`PreemptionView`] over its state and calls
 //! [`Preemptor::update`] from its update pass and at every
@@ -46,9 +49,9 @@
 //! let out = preemptor.update(Time::from_millis(500), &Empty, &settings).unwrap();
 //! for t in &out.transitions {
 //!     match t.kind {
-//!         TransitionKind::Warned { deadline } => { /* tell t.app; hold t.resource on t.node for t.for_app */ }
+//!         TransitionKind::Warned { deadline } => { /* tell t.app; if t.set_aside, hold t.resource on t.node for t.for_app */ }
 //!         TransitionKind::Killed => { /* kill t.container, then report it ended */ }
-//!         TransitionKind::Withdrawn { .. } => { /* release what t.node holds for t.for_app */ }
+//!         TransitionKind::Withdrawn { .. } => { /* if t.set_aside, release what t.node holds for t.for_app */ }
 //!         TransitionKind::Released => {}
 //!     }
 //! }
@@ -57,6 +60,7 @@
 //! ```
 
 mod calc;
+mod classic;
 mod error;
 mod ledger;
 mod preemptor;

@@ -14,9 +14,10 @@ use std::ops::Range;
 use weft_model::{
     AppId, ContainerId, NodeId, Priority, QueuePath, Resource, ResourceType, Time, ratio,
 };
-use weft_queue_tree::site::SchedulerSettings;
+use weft_queue_tree::site::{PreemptionModel, SchedulerSettings};
 
 use crate::calc::{Calc, starvation_order};
+use crate::classic::{Classic, ClassicPlan};
 use crate::error::{PreemptionError, SlotKind};
 use crate::ledger::{Ledger, LedgerEntry, Transition, TransitionKind, WithdrawReason};
 use crate::requests::{StarvedRequest, starved_requests};
@@ -38,6 +39,10 @@ pub struct Preemptor {
     claims: BTreeMap<AppId, Claim>,
     last_update: Option<Time>,
     pass: Pass,
+    /// The classic model's timers.
+    classic: Classic,
+    /// The model of the last update that ran with preemption on.
+    model: Option<PreemptionModel>,
 }
 
 /// What preemption remembers about an app it took resources for.
@@ -77,6 +82,13 @@ pub struct PreemptionOutput {
 }
 
 /// A starved app, and what was taken for it.
+///
+/// In the classic model a starved leaf is reported, named by its first app
+/// with unmet demand: its deficit is the larger of its fair-share and
+/// min-share shortfalls, so one of the two amounts is zero; `requested` is
+/// what warned containers and freed room did not cover; each victim is a
+/// set of its own. A leaf is reported when its deficit changes or
+/// containers are warned for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StarvedApp {
     /// The app.
@@ -150,6 +162,8 @@ impl Preemptor {
     /// `starved`. Otherwise: warnings whose deadline came are killed,
     /// warnings no longer needed are withdrawn, and, while the cluster is
     /// utilised beyond the threshold, starved apps get victims warned.
+    /// `settings.preemption_model` picks the model; when it changes, the
+    /// old model's warnings are withdrawn and the new one starts afresh.
     pub fn update<V: PreemptionView>(
         &mut self,
         now: Time,
@@ -168,20 +182,50 @@ impl Preemptor {
             .iter()
             .map(|ty| ratio(allocated.get(*ty), capacity.get(*ty)))
             .fold(0.0, f64::max);
-        let plan = if settings.preemption {
-            let context = Context {
-                ledger: &self.ledger,
-                apps: &self.apps,
-                queues: &self.queues,
-                claims: &self.claims,
-            };
-            let evaluate = utilization > settings.preemption_utilization_threshold.get();
-            Some(
-                self.pass
-                    .plan(now, view, settings, dry_run, evaluate, &context)?,
-            )
-        } else {
+        let model = settings.preemption_model;
+        // A new model starts afresh: it plans as if nothing were warned and
+        // no timer had run, and the old model's warnings are withdrawn.
+        let switched = settings.preemption && self.model.is_some_and(|m| m != model);
+        let fresh = Ledger::default();
+        let ledger = if switched { &fresh } else { &self.ledger };
+        let plan = if !settings.preemption {
             None
+        } else {
+            let evaluate = utilization > settings.preemption_utilization_threshold.get();
+            match model {
+                PreemptionModel::Current => {
+                    let no_claims = BTreeMap::new();
+                    let context = if switched {
+                        Context {
+                            ledger,
+                            apps: &[],
+                            queues: &[],
+                            claims: &no_claims,
+                        }
+                    } else {
+                        Context {
+                            ledger,
+                            apps: &self.apps,
+                            queues: &self.queues,
+                            claims: &self.claims,
+                        }
+                    };
+                    Some(ModelPlan::Current(
+                        self.pass
+                            .plan(now, view, settings, dry_run, evaluate, &context)?,
+                    ))
+                }
+                PreemptionModel::Classic => {
+                    let classic = if switched {
+                        &Classic::default()
+                    } else {
+                        &self.classic
+                    };
+                    Some(ModelPlan::Classic(
+                        classic.plan(now, view, settings, dry_run, evaluate, ledger)?,
+                    ))
+                }
+            }
         };
         self.last_update = Some(now);
         let mut out = PreemptionOutput {
@@ -189,9 +233,22 @@ impl Preemptor {
             utilization,
             ..PreemptionOutput::default()
         };
+        if switched {
+            self.withdraw_everything(WithdrawReason::ModelChanged, &mut out);
+            self.apps.clear();
+            self.queues.clear();
+            self.classic.reset();
+        }
         match plan {
-            Some(plan) => self.commit(plan, &mut out),
-            None => self.withdraw_everything(&mut out),
+            Some(ModelPlan::Current(plan)) => self.commit(plan, &mut out),
+            Some(ModelPlan::Classic(plan)) => self.commit_classic(plan, &mut out),
+            None => {
+                self.withdraw_everything(WithdrawReason::PreemptionOff, &mut out);
+                self.classic.reset();
+            }
+        }
+        if settings.preemption {
+            self.model = Some(model);
         }
         out.next_deadline = self.ledger.next_deadline();
         Ok(out)
@@ -201,6 +258,10 @@ impl Preemptor {
     /// killed). A warned container leaves the ledger as `Released`.
     pub fn container_ended(&mut self, id: ContainerId) -> Option<Transition> {
         let entry = self.ledger.remove(&id)?;
+        if !entry.set_aside {
+            // The classic model: the room is on its way to the starved queue.
+            self.classic.released(&entry);
+        }
         Some(transition(id, entry, TransitionKind::Released))
     }
 
@@ -229,17 +290,12 @@ impl Preemptor {
         self.pass.tables.never_index = true;
     }
 
-    fn withdraw_everything(&mut self, out: &mut PreemptionOutput) {
+    fn withdraw_everything(&mut self, reason: WithdrawReason, out: &mut PreemptionOutput) {
         let ids: Vec<ContainerId> = self.ledger.iter().map(|(id, _)| *id).collect();
         for id in ids {
             if let Some(entry) = self.ledger.remove(&id) {
-                out.transitions.push(transition(
-                    id,
-                    entry,
-                    TransitionKind::Withdrawn {
-                        reason: WithdrawReason::PreemptionOff,
-                    },
-                ));
+                out.transitions
+                    .push(transition(id, entry, TransitionKind::Withdrawn { reason }));
             }
         }
         out.claims_ended.extend(self.claims.keys().copied());
@@ -299,6 +355,31 @@ impl Preemptor {
         }
         out.starved = plan.starved;
     }
+
+    /// Applies a classic plan: kills and withdrawals, then the new
+    /// warnings. The classic model holds no claims.
+    fn commit_classic(&mut self, mut plan: ClassicPlan, out: &mut PreemptionOutput) {
+        self.classic.commit(&mut plan);
+        for (id, kind) in plan.removals {
+            if let Some(entry) = self.ledger.remove(&id) {
+                out.transitions.push(transition(id, entry, kind));
+            }
+        }
+        for (id, entry) in plan.warnings {
+            let kind = TransitionKind::Warned {
+                deadline: entry.deadline,
+            };
+            out.transitions.push(transition(id, entry.clone(), kind));
+            self.ledger.insert(id, entry);
+        }
+        out.starved = plan.starved;
+    }
+}
+
+/// What the model in force planned.
+enum ModelPlan {
+    Current(Plan),
+    Classic(ClassicPlan),
 }
 
 fn transition(container: ContainerId, entry: LedgerEntry, kind: TransitionKind) -> Transition {
@@ -308,6 +389,7 @@ fn transition(container: ContainerId, entry: LedgerEntry, kind: TransitionKind) 
         node: entry.node,
         resource: entry.resource,
         for_app: entry.for_app,
+        set_aside: entry.set_aside,
         kind,
     }
 }
@@ -768,6 +850,7 @@ impl Pass {
                             for_app: info.id,
                             warned_at: now,
                             deadline: now + wait,
+                            set_aside: true,
                             app_slot: c.app,
                             node_slot: f.node,
                             for_slot: info.slot,

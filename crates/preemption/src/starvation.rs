@@ -204,6 +204,7 @@ mod tests {
             demand: Resource::new(demand, 0),
             fair_share: Resource::new(fair_share, 0),
             start: Time::ZERO,
+            weight: 1.0,
         }
     }
 

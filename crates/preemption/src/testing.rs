@@ -3,9 +3,11 @@
 //! stable table, and the little simulator that carries preemption's output
 //! out (kills, hand-back, scheduling) so scenarios can run for many updates.
 //!
-//! The tests themselves live in `scenarios` (fixtures and snapshots) and
-//! `properties` (property tests over random clusters).
+//! The tests themselves live in `scenarios` and `classic_scenarios`
+//! (fixtures and snapshots, one file per model) and `properties` (property
+//! tests over random clusters, both models).
 
+mod classic_scenarios;
 mod fixture;
 mod properties;
 mod scenarios;

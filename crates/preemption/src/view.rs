@@ -56,10 +56,12 @@ pub struct QueueInfo<'a> {
     pub fair_share_preemption_threshold: f64,
     /// False when this queue or an ancestor sets `allowPreemptionFrom` false.
     pub preemptable: bool,
+    /// Its weight among its siblings (the classic model's comparators read it).
+    pub weight: f32,
 }
 
 /// One runnable app.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AppInfo {
     /// Its slot; the same slot its containers name.
     pub slot: AppSlot,
@@ -73,6 +75,8 @@ pub struct AppInfo {
     pub fair_share: Resource,
     /// When it started (its fair-share timer starts here).
     pub start: Time,
+    /// Its weight among its leaf's apps (the classic model's comparators read it).
+    pub weight: f32,
 }
 
 /// Where an ask wants its containers (YARN's resource name).

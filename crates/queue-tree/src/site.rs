@@ -48,7 +48,7 @@ pub use allocation::{AllocationLimits, AllocationLimitsError};
 pub use hadoop_config::{HadoopConfig, Property};
 pub use settings::{
     Fraction, HeartbeatAssignment, LocalityDelay, LocalityRelaxation, LocalityThreshold, MaxAssign,
-    OpportunityThresholds, SchedulerSettings, TimeDelays,
+    OpportunityThresholds, PreemptionModel, SchedulerSettings, TimeDelays, UnknownPreemptionModel,
 };
 
 /// Parses a site file and reads the scheduler settings from it: the warnings

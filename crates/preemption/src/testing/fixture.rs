@@ -4,10 +4,10 @@
 //! Fixture lines (`#` starts a comment):
 //!
 //! ```text
-//! settings [off] [dryrun] [wait=15s] [util=0.8] [am-off=<queue>]
+//! settings [off] [dryrun] [classic] [wait=15s] [util=0.8] [am-off=<queue>]
 //! node <name> <rack> <mb>,<vcores> [reserved=<mb>,<vcores>]
-//! queue <path> [fair|drf|fifo] [min=..] [fs=..] [minto=1s] [fsto=1s] [thr=0.5] [nopreempt]
-//! app <name> <queue> [fs=..] [start=<ms>]
+//! queue <path> [fair|drf|fifo] [min=..] [fs=..] [minto=1s] [fsto=1s] [thr=0.5] [w=1] [nopreempt]
+//! app <name> <queue> [fs=..] [start=<ms>] [w=1]
 //! run <app> <node> <n>x<mb>,<vcores> [pri=<p>] [at=<ms>] [am]
 //! ask <app> <*|/rack|node> <n>x<mb>,<vcores> [pri=<p>] [strict]
 //! ```
@@ -28,7 +28,7 @@ use weft_model::{
     AppId, AttemptId, ContainerId, Duration, NodeId, Priority, QueuePath, Resource, Time,
 };
 use weft_queue_tree::Policy;
-use weft_queue_tree::site::{Fraction, SchedulerSettings};
+use weft_queue_tree::site::{Fraction, PreemptionModel, SchedulerSettings};
 
 use crate::{
     AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionOutput,
@@ -68,6 +68,7 @@ pub(crate) struct TestQueue {
     pub(crate) fair_share_timeout: Duration,
     pub(crate) threshold: f64,
     pub(crate) allow_preemption_from: bool,
+    pub(crate) weight: f32,
 }
 
 #[derive(Clone, Debug)]
@@ -81,6 +82,7 @@ pub(crate) struct TestApp {
     pub(crate) usage: Resource,
     pub(crate) next_seq: u64,
     pub(crate) live: bool,
+    pub(crate) weight: f32,
 }
 
 #[derive(Clone, Debug)]
@@ -172,6 +174,8 @@ impl TestView {
             match key_value(word) {
                 ("off", _) => self.settings.preemption = false,
                 ("dryrun", _) => self.settings.preemption_dry_run = true,
+                ("classic", _) => self.settings.preemption_model = PreemptionModel::Classic,
+                ("current", _) => self.settings.preemption_model = PreemptionModel::Current,
                 ("wait", v) => self.settings.wait_time_before_kill = duration(v),
                 ("util", v) => {
                     self.settings.preemption_utilization_threshold =
@@ -218,6 +222,7 @@ impl TestView {
                 ("fsto", v) => queue.fair_share_timeout = duration(v),
                 ("thr", v) => queue.threshold = v.parse().expect("threshold"),
                 ("nopreempt", _) => queue.allow_preemption_from = false,
+                ("w", v) => queue.weight = v.parse().expect("weight"),
                 _ => panic!("unknown queue option {word:?}"),
             }
         }
@@ -239,6 +244,7 @@ impl TestView {
             usage: Resource::ZERO,
             next_seq: 1,
             live: true,
+            weight: 1.0,
         });
         self.set_app_options(self.apps.len() - 1, &words[2..]);
     }
@@ -250,6 +256,7 @@ impl TestView {
                 ("fs", v) => app.fair_share = resource(v),
                 ("start", v) => app.start = time(v),
                 ("gone", _) => app.live = false,
+                ("w", v) => app.weight = v.parse().expect("weight"),
                 _ => panic!("unknown app option {word:?}"),
             }
         }
@@ -408,7 +415,7 @@ impl TestView {
             .sum()
     }
 
-    fn queue_demand(&self, q: usize) -> Resource {
+    pub(crate) fn queue_demand(&self, q: usize) -> Resource {
         self.live_apps()
             .filter(|a| self.is_under(self.apps[*a].queue, q))
             .map(|a| self.app_demand(a))
@@ -428,6 +435,7 @@ impl TestView {
             demand: self.app_demand(a),
             fair_share: app.fair_share,
             start: app.start,
+            weight: app.weight,
         }
     }
 
@@ -464,6 +472,7 @@ impl TestQueue {
             fair_share_timeout: Duration::MAX,
             threshold: 0.5,
             allow_preemption_from: true,
+            weight: 1.0,
         }
     }
 }
@@ -498,6 +507,7 @@ impl PreemptionView for TestView {
                 fair_share_preemption_timeout: queue.fair_share_timeout,
                 fair_share_preemption_threshold: queue.threshold,
                 preemptable: self.preemptable(q),
+                weight: queue.weight,
             }
         })
     }

@@ -12,7 +12,7 @@ use super::{check, run};
 /// The cluster and queues of Hadoop's preemption tests, and the greedy app.
 /// `$mode` is `fs` (fair-share preemption: threshold 1, timeout 0) or `min`
 /// (min-share preemption: leaves min 4096 MB / 4 vcores, timeout 0).
-fn hadoop(mode: &str, policy: &str, greedy_queue: &str, greedy_fs: &str) -> String {
+pub(super) fn hadoop(mode: &str, policy: &str, greedy_queue: &str, greedy_fs: &str) -> String {
     let preemption = match mode {
         "fs" => "thr=1 fsto=0s",
         _ => "minto=0s",
@@ -473,7 +473,7 @@ fn am_preemption_can_be_switched_off_per_queue() {
 }
 
 /// A one-node cluster where `b` is starved for its fair share against `a`.
-const CONTENDED: &str = "
+pub(super) const CONTENDED: &str = "
     node n1 /r 8192,8
     queue root.a fs=4096,0
     queue root.b fs=4096,0 fsto=2s

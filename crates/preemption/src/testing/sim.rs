@@ -1,10 +1,12 @@
 //! A little simulator around [`TestView`]: it carries preemption's output
 //! out the way the core will (kills, hand-back entries, withdrawals),
-//! schedules free room on a heartbeat (hand-back first), and recomputes fair
+//! schedules free room on a heartbeat (hand-back first, then roughly in the
+//! fair order: needy queues first), and recomputes fair
 //! shares the simple way (weights 1, min shares honoured). Good enough to watch preemption
 //! over many updates; the real scheduling is the core's.
 //!
-//! The seed-003 experiment, replayed at the view level, lives here too.
+//! The seed-003 experiment, replayed at the view level under both models,
+//! lives here too.
 
 use weft_model::{Resource, ResourceType, Time};
 use weft_queue_tree::Policy;
@@ -19,13 +21,13 @@ impl TestView {
             let node = self.node_named(t.node.host());
             let key = (node, self.app_by_id(t.for_app));
             match t.kind {
-                TransitionKind::Warned { .. } => {
+                TransitionKind::Warned { .. } if t.set_aside => {
                     *self.earmarks.entry(key).or_default() += t.resource;
                 }
                 TransitionKind::Killed => {
                     self.remove_container(&t.container);
                 }
-                TransitionKind::Withdrawn { .. } => {
+                TransitionKind::Withdrawn { .. } if t.set_aside => {
                     if let Some(held) = self.earmarks.get_mut(&key) {
                         *held -= t.resource;
                         if held.is_zero() {
@@ -33,7 +35,9 @@ impl TestView {
                         }
                     }
                 }
-                TransitionKind::Released => {}
+                TransitionKind::Warned { .. }
+                | TransitionKind::Withdrawn { .. }
+                | TransitionKind::Released => {}
             }
         }
         for app in &out.claims_ended {
@@ -43,7 +47,7 @@ impl TestView {
     }
 
     /// Every node heartbeats: starved apps it holds resources for take what
-    /// they can first, then the app furthest below its fair share takes
+    /// they can first, then the app first in the fair order (`fair_order`) takes
     /// what is free, container by container.
     /// Returns what was allocated.
     pub(crate) fn heartbeat(&mut self, now: Time) -> Vec<String> {
@@ -81,11 +85,11 @@ impl TestView {
                     .live_apps()
                     .filter(|a| self.next_ask(*a, room).is_some())
                     .min_by(|x, y| {
-                        let below = |a: usize| {
-                            let app = &self.apps[a];
-                            app.usage.memory_mb() as f64 / app.fair_share.memory_mb().max(1) as f64
-                        };
-                        below(*x).total_cmp(&below(*y)).then(x.cmp(y))
+                        let (a, b) = (self.fair_order(*x), self.fair_order(*y));
+                        a.0.cmp(&b.0)
+                            .then(a.1.total_cmp(&b.1))
+                            .then(a.2.total_cmp(&b.2))
+                            .then(x.cmp(y))
                     });
                 let Some(a) = neediest else {
                     break;
@@ -99,6 +103,31 @@ impl TestView {
             }
         }
         events
+    }
+
+    /// Roughly the fair order an app is offered a node in: its leaf's
+    /// (needy below min(min share, demand) first, then by usage over fair
+    /// share), then its own usage over fair share; smaller goes first.
+    fn fair_order(&self, a: usize) -> (bool, f64, f64) {
+        let app = &self.apps[a];
+        let q = app.queue;
+        let queue = &self.queues[q];
+        let usage = self.queue_usage(q).memory_mb();
+        let min = queue
+            .min_share
+            .memory_mb()
+            .min(self.queue_demand(q).memory_mb());
+        let needy = usage < min;
+        let ratio = |used: u64, share: u64| used as f64 / share.max(1) as f64;
+        (
+            !needy,
+            if needy {
+                ratio(usage, min)
+            } else {
+                ratio(usage, queue.fair_share.memory_mb())
+            },
+            ratio(app.usage.memory_mb(), app.fair_share.memory_mb()),
+        )
     }
 
     fn free(&self, n: usize) -> Resource {
@@ -247,6 +276,11 @@ mod tests {
     /// every 500 ms for 70 s; after each one the output is carried out and
     /// the nodes heartbeat. Prints what changes.
     fn seed_003(default_apps: usize) -> String {
+        seed_003_with(default_apps, "")
+    }
+
+    /// `seed_003`, with extra `settings` words (`classic`).
+    fn seed_003_with(default_apps: usize, settings: &str) -> String {
         let mut fixture = String::from(
             "node n1 /rack 8192,16\nnode n2 /rack 8192,16\nnode n3 /rack 8192,16\n\
              queue root.default min=6000,12 minto=1s fsto=1s\n\
@@ -270,6 +304,9 @@ mod tests {
             .unwrap();
         }
         fixture.push_str("app s root.supertool start=0\nask s * 24x1024,1\n");
+        if !settings.is_empty() {
+            writeln!(fixture, "settings {settings}").unwrap();
+        }
         let mut view = TestView::parse(&fixture);
         let settings = view.settings.clone();
         let mut preemptor = Preemptor::new();
@@ -370,5 +407,25 @@ mod tests {
             fair shares: supertool 18000,0, default 6576,0 (1644,0 per app)
         "#]]
         .assert_eq(&seed_003(4));
+    }
+
+    #[test]
+    fn seed_003_classic_with_four_apps_in_default() {
+        expect![[r#"
+            1.500s: s starved: fair-share 0,0 + min-share 18000,24, wants 18000,24, 18 victims; 18 warned (first: d3#6 on n3 for s: warned, deadline 16.500s) | supertool 0 : default 24576 MB
+            16.500s: 18 killed; 18 allocated | supertool 18432 : default 6144 MB
+            fair shares: supertool 18000,0, default 6576,0 (1644,0 per app)
+        "#]]
+        .assert_eq(&seed_003_with(4, "classic"));
+    }
+
+    #[test]
+    fn seed_003_classic_with_one_app_in_default() {
+        expect![[r#"
+            1.500s: s starved: fair-share 0,0 + min-share 18000,24, wants 18000,24, 18 victims; 18 warned (first: d0#24 on n3 for s: warned, deadline 16.500s) | supertool 0 : default 24576 MB
+            16.500s: 18 killed; 18 allocated | supertool 18432 : default 6144 MB
+            fair shares: supertool 18000,0, default 6576,0 (6576,0 per app)
+        "#]]
+        .assert_eq(&seed_003_with(1, "classic"));
     }
 }

@@ -8,7 +8,9 @@
 //! and warn-then-kill timings); this module decides nothing at run time.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::num::NonZeroU32;
+use std::str::FromStr;
 
 use weft_model::{Duration, QueuePath, Resource, ResourceType};
 
@@ -37,6 +39,9 @@ pub struct SchedulerSettings {
     /// `mapred.fairscheduler.preemption.only.log`): decide preemptions and
     /// report them, but neither warn nor kill any container.
     pub preemption_dry_run: bool,
+    /// `yarn.scheduler.fair.preemption.model` (default `current`, a Weft
+    /// setting): which Hadoop era's preemption `weft-preemption` follows.
+    pub preemption_model: PreemptionModel,
     /// `yarn.scheduler.fair.preemption.cluster-utilization-threshold` (default
     /// 0.8): starvation is only evaluated while the cluster's utilisation (the
     /// larger of memory and vcores allocated/total) is strictly above this.
@@ -128,6 +133,59 @@ impl Fraction {
     }
 }
 
+/// Which Hadoop era's preemption to follow (see `docs/preemption.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PreemptionModel {
+    /// Hadoop 2.9 and later (YARN-4752): starvation per app, victims found
+    /// node by node for a concrete request, freed room handed back to the
+    /// starved app.
+    #[default]
+    Current,
+    /// Hadoop 2.6 to 2.8: a deficit per leaf queue, victims found by walking
+    /// the queue tree to the queue and app most over their fair shares,
+    /// freed room left to the ordinary fair order.
+    Classic,
+}
+
+impl PreemptionModel {
+    /// The property's spelling of the model.
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptionModel::Current => "current",
+            PreemptionModel::Classic => "classic",
+        }
+    }
+}
+
+impl fmt::Display for PreemptionModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PreemptionModel {
+    type Err = UnknownPreemptionModel;
+
+    /// `current` or `classic`, in any case, surrounding blanks ignored.
+    fn from_str(text: &str) -> Result<PreemptionModel, UnknownPreemptionModel> {
+        let text = text.trim();
+        [PreemptionModel::Current, PreemptionModel::Classic]
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(text))
+            .ok_or_else(|| UnknownPreemptionModel {
+                value: text.to_owned(),
+            })
+    }
+}
+
+/// A preemption model name that is neither `current` nor `classic`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown preemption model {value:?} (expected current or classic)")]
+pub struct UnknownPreemptionModel {
+    /// The text given.
+    pub value: String,
+}
+
 /// How many containers one heartbeat may get when dynamic assignment is off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaxAssign {
@@ -212,6 +270,7 @@ impl Default for SchedulerSettings {
             allow_undeclared_pools: true,
             preemption: false,
             preemption_dry_run: false,
+            preemption_model: PreemptionModel::Current,
             preemption_utilization_threshold: Fraction(0.8),
             wait_time_before_kill: Duration::from_millis(15_000),
             wait_time_before_next_starvation_check: Duration::from_millis(10_000),
@@ -377,6 +436,7 @@ mod names {
     pub(super) const ALLOW_UNDECLARED_POOLS: &str = "yarn.scheduler.fair.allow-undeclared-pools";
     pub(super) const PREEMPTION: &str = "yarn.scheduler.fair.preemption";
     pub(super) const PREEMPTION_DRY_RUN: &str = "yarn.scheduler.fair.preemption.dry-run";
+    pub(super) const PREEMPTION_MODEL: &str = "yarn.scheduler.fair.preemption.model";
     pub(super) const UTILIZATION_THRESHOLD: &str =
         "yarn.scheduler.fair.preemption.cluster-utilization-threshold";
     pub(super) const WAIT_TIME_BEFORE_KILL: &str = "yarn.scheduler.fair.waitTimeBeforeKill";
@@ -423,6 +483,7 @@ mod names {
         ALLOW_UNDECLARED_POOLS,
         PREEMPTION,
         PREEMPTION_DRY_RUN,
+        PREEMPTION_MODEL,
         UTILIZATION_THRESHOLD,
         WAIT_TIME_BEFORE_KILL,
         WAIT_TIME_BEFORE_NEXT_STARVATION_CHECK,
@@ -545,6 +606,7 @@ mod names {
 const BOOLEAN: &str = "a boolean (true or false)";
 const INTEGER: &str = "an integer";
 const NUMBER: &str = "a number";
+const MODEL: &str = "a preemption model (current or classic)";
 const QUANTITY: &str = "a whole amount with an optional unit (for example 1024, 512 Mi or 1 Gi)";
 const UNIT: &str = "an amount with a known unit (k, M, G, T, P, Ki, Mi, Gi, Ti, Pi...)";
 
@@ -581,6 +643,7 @@ impl<'a> Reader<'a> {
             allow_undeclared_pools: self.boolean(ALLOW_UNDECLARED_POOLS, d.allow_undeclared_pools),
             preemption: self.boolean(PREEMPTION, d.preemption),
             preemption_dry_run: self.boolean(PREEMPTION_DRY_RUN, d.preemption_dry_run),
+            preemption_model: self.preemption_model(d.preemption_model),
             preemption_utilization_threshold: self
                 .fraction(UTILIZATION_THRESHOLD, d.preemption_utilization_threshold),
             wait_time_before_kill: self.millis(WAIT_TIME_BEFORE_KILL, d.wait_time_before_kill, 0),
@@ -659,6 +722,16 @@ impl<'a> Reader<'a> {
         };
         parse_bool(&p.value).unwrap_or_else(|| {
             self.invalid(p, BOOLEAN);
+            default
+        })
+    }
+
+    fn preemption_model(&mut self, default: PreemptionModel) -> PreemptionModel {
+        let Some(p) = self.lookup(names::PREEMPTION_MODEL) else {
+            return default;
+        };
+        p.value.parse().unwrap_or_else(|_| {
+            self.invalid(p, MODEL);
             default
         })
     }

@@ -45,6 +45,7 @@ fn defaults_are_hadoops() {
     assert!(s.allow_undeclared_pools);
     assert!(!s.preemption);
     assert!(!s.preemption_dry_run);
+    assert_eq!(s.preemption_model, PreemptionModel::Current);
     assert_eq!(s.preemption_utilization_threshold.get(), 0.8);
     assert_eq!(s.wait_time_before_kill, Duration::from_millis(15_000));
     assert_eq!(
@@ -92,6 +93,7 @@ fn every_property_is_read() {
         ("yarn.scheduler.fair.allow-undeclared-pools", "FALSE"),
         ("yarn.scheduler.fair.preemption", "true"),
         ("yarn.scheduler.fair.preemption.dry-run", "true"),
+        ("yarn.scheduler.fair.preemption.model", "classic"),
         (
             "yarn.scheduler.fair.preemption.cluster-utilization-threshold",
             "0.5",
@@ -145,6 +147,7 @@ fn every_property_is_read() {
             allow_undeclared_pools: false,
             preemption: true,
             preemption_dry_run: true,
+            preemption_model: Classic,
             preemption_utilization_threshold: Fraction(
                 0.5,
             ),
@@ -582,4 +585,29 @@ fn substituted_values_are_read() {
         ),
     ]);
     assert_eq!(s.wait_time_before_kill, Duration::from_millis(20_000));
+}
+
+#[test]
+fn preemption_model_is_current_or_classic() {
+    for (text, model) in [
+        ("current", PreemptionModel::Current),
+        (" Classic ", PreemptionModel::Classic),
+        ("CLASSIC", PreemptionModel::Classic),
+    ] {
+        let (s, warnings) = settings(&[("yarn.scheduler.fair.preemption.model", text)]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(s.preemption_model, model, "{text:?}");
+        assert_eq!(model.to_string().parse::<PreemptionModel>(), Ok(model));
+    }
+    check(
+        &[("yarn.scheduler.fair.preemption.model", "hadoop-2.2")],
+        expect![[r#"
+            the site configuration has 1 problem:
+              line 2, column 60: property yarn.scheduler.fair.preemption.model: "hadoop-2.2" is not a preemption model (current or classic)
+        "#]],
+    );
+    assert_eq!(
+        "2.8".parse::<PreemptionModel>().unwrap_err().to_string(),
+        "unknown preemption model \"2.8\" (expected current or classic)"
+    );
 }
