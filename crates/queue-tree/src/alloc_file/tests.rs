@@ -1380,3 +1380,19 @@ fn byte_order_mark_and_crlf() {
         "#]],
     );
 }
+
+#[test]
+fn an_empty_tag_is_reported_with_a_location() {
+    for text in ["<>", "<></>", "<allocations><></></allocations>"] {
+        let Err(err) = parse_alloc_file(text) else {
+            continue;
+        };
+        for p in &err.problems {
+            assert!(p.line >= 1 && p.column >= 1, "{p:?}");
+            assert!(
+                !p.element.is_empty(),
+                "problem without an element path: {p:?}"
+            );
+        }
+    }
+}

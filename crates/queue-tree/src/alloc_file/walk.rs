@@ -85,10 +85,21 @@ pub(super) fn parse(text: &str) -> Result<LoadedAllocConfig, AllocFileError> {
     let mut sink = Sink::new(text);
     let config = match dom::parse_document(text) {
         Err(err) => {
-            let element = if err.open.is_empty() {
+            // An element without a name (`<>`) still gets a readable path.
+            let element = if err.open.iter().all(|name| name.is_empty()) {
                 "(document)".to_owned()
             } else {
-                err.open.join("/")
+                err.open
+                    .iter()
+                    .map(|n| {
+                        if n.is_empty() {
+                            "(unnamed)"
+                        } else {
+                            n.as_str()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("/")
             };
             sink.error(
                 err.offset,
@@ -102,7 +113,11 @@ pub(super) fn parse(text: &str) -> Result<LoadedAllocConfig, AllocFileError> {
         Ok(root) if root.name != "allocations" => {
             sink.error(
                 root.offset,
-                &root.name,
+                if root.name.is_empty() {
+                    "(unnamed)"
+                } else {
+                    &root.name
+                },
                 ProblemKind::WrongRootElement {
                     found: root.name.clone(),
                 },
