@@ -1785,3 +1785,50 @@ app y bob pending=1024mb user=bob
         "#]],
     );
 }
+
+/// Min shares over-commit even a parent whose own share is 0: `p` may hold
+/// nothing (max 0) yet `p.x` gets its 1024 min share while active, as in
+/// Hadoop. When `p.x`'s app leaves, `p.x` is idle and must drop to 0 even
+/// though `p`'s share was and stays 0 (the update pass used to skip `p`
+/// then and left `p.x` at 1024, with a stale demand too).
+#[test]
+fn min_share_under_a_zero_share_parent_drops_when_idle() {
+    check(
+        r#"
+<allocations>
+  <queue name="p">
+    <maxResources>0mb, 0vcores</maxResources>
+    <queue name="x"><minResources>1024mb, 0vcores</minResources></queue>
+  </queue>
+  <queue name="q"/>
+</allocations>
+cluster 10240mb 10vc
+app a p.x pending=1024mb
+app b q pending=1024mb
+update
+remove a
+"#,
+        expect![[r#"
+            queue         type    policy  weight  min     max  demand  usage  fair      steady    run/wait
+            root          parent  fair    1       0/0     ∞/∞  1024/0  0/0    10240/10  10240/10  2/0
+            root.default  leaf    fair    1       0/0     ∞/∞  0/0     0/0    0/0       5120/0    0/0
+            root.p        parent  fair    1       0/0     0/0  0/0     0/0    0/0       0/0       1/0
+            root.p.x      leaf    fair    1       1024/0  ∞/∞  1024/0  0/0    1024/0    1024/0    1/0
+            root.q        leaf    fair    1       0/0     ∞/∞  1024/0  0/0    10240/0   5120/0    1/0
+
+            app  queue     prio  weight  usage  demand  fair     state
+            a    root.p.x  0     1       0/0    1024/0  1024/0   runnable
+            b    root.q    0     1       0/0    1024/0  10240/0  runnable
+
+            queue         type    policy  weight  min     max  demand  usage  fair      steady    run/wait
+            root          parent  fair    1       0/0     ∞/∞  1024/0  0/0    10240/10  10240/10  1/0
+            root.default  leaf    fair    1       0/0     ∞/∞  0/0     0/0    0/0       5120/0    0/0
+            root.p        parent  fair    1       0/0     0/0  0/0     0/0    0/0       0/0       0/0
+            root.p.x      leaf    fair    1       1024/0  ∞/∞  0/0     0/0    0/0       1024/0    0/0
+            root.q        leaf    fair    1       0/0     ∞/∞  1024/0  0/0    10240/0   5120/0    1/0
+
+            app  queue   prio  weight  usage  demand  fair     state
+            b    root.q  0     1       0/0    1024/0  10240/0  runnable
+        "#]],
+    );
+}
