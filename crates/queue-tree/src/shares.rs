@@ -60,13 +60,14 @@ impl QueueTree {
                     let child = self.queue(id).children[i];
                     let new_share = self.scratch.shares[i];
                     let q = self.queue_mut(child);
-                    let old_share = std::mem::replace(&mut q.fair_share, new_share);
-                    // An empty subtree whose share was and stays zero has
-                    // nothing to recompute below it.
-                    q.skip_update = q.n_apps == 0
-                        && q.demand.is_zero()
-                        && old_share.is_zero()
-                        && new_share.is_zero();
+                    q.fair_share = new_share;
+                    // Between passes the flag says the subtree was left all
+                    // zero (no apps, every share and demand 0); it stays so,
+                    // and needs no visit, while it is empty and its share 0.
+                    // A zero share alone is not enough: min shares can give
+                    // children of a zero-share parent a share while they are
+                    // active, which must drop to 0 once they are idle.
+                    q.skip_update = q.skip_update && q.n_apps == 0 && new_share.is_zero();
                 }
                 let mut demand = Resource::ZERO;
                 for i in 0..n {
@@ -74,6 +75,10 @@ impl QueueTree {
                     if !self.queue(child).skip_update {
                         demand += self.update_queue(child);
                     }
+                    // Visited or not, an empty subtree under a zero share is
+                    // all zero now: inactive queues get 0 whatever their min.
+                    let q = self.queue_mut(child);
+                    q.skip_update = q.n_apps == 0 && q.fair_share.is_zero();
                 }
                 demand
             }
