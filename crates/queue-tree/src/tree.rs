@@ -143,7 +143,8 @@ pub(crate) struct Queue {
     pub(crate) order: OrderSet,
     /// This queue's key in its parent's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
-    /// Scratch flag of the update pass: nothing below this queue changes.
+    /// Between update passes: this subtree was left all zero (no apps, every
+    /// share and demand 0). During a pass: this child is skipped.
     pub(crate) skip_update: bool,
 }
 
