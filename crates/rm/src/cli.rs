@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use http::Method;
 use serde::de::DeserializeOwned;
 
-use crate::client::{ClientError, RmClient, decode};
+use crate::client::{ClientError, RmClient};
 use crate::dto::apps::{AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
 use crate::dto::cluster::{NodeDto, NodesDto, QueueDto, RefreshQueuesDto, SchedulerDto};
 
@@ -171,36 +171,30 @@ pub async fn application_status(client: &mut RmClient, app: &str) -> Result<Stri
     Ok(out)
 }
 
-/// `weft application -kill <appId>...`: kills each, reporting each.
+/// `weft application -kill <appId>...`: kills each, reporting each (an app
+/// that already ended is reported, not killed, as YARN's CLI does).
 pub async fn application_kill(
     client: &mut RmClient,
     apps: &[String],
 ) -> Result<String, ClientError> {
     let mut out = String::new();
     for app in apps {
+        let path = format!("/ws/v1/cluster/apps/{app}/state");
+        let current: AppStateDto = get_wrapped(client, &path, "appstate").await?;
+        if matches!(current.state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
+            let _ = writeln!(
+                out,
+                "Application {app} has already finished ({})",
+                current.state
+            );
+            continue;
+        }
         let body = AppStateDto {
             state: "KILLED".to_owned(),
             diagnostics: None,
         };
-        let path = format!("/ws/v1/cluster/apps/{app}/state");
-        let answer = client
-            .request(
-                Method::PUT,
-                &path,
-                Some(serde_json::to_vec(&body).unwrap_or_default()),
-            )
-            .await?;
-        let state: serde_json::Value = decode(&answer)?;
-        let state = state
-            .get("appstate")
-            .and_then(|s| s.get("state"))
-            .and_then(|s| s.as_str())
-            .unwrap_or_default();
-        if state == "KILLED" {
-            let _ = writeln!(out, "Killing application {app}");
-        } else {
-            let _ = writeln!(out, "Application {app} has already finished ({state})");
-        }
+        let _: serde_json::Value = client.call(Method::PUT, &path, Some(&body)).await?;
+        let _ = writeln!(out, "Killing application {app}");
     }
     Ok(out)
 }
