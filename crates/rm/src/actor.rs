@@ -3,10 +3,11 @@
 //!
 //! Each wake-up takes a batch of waiting commands, reads the clock once
 //! (`Clock::now`), runs a `Tick` first if the core's deadline has passed,
-//! handles the batch in order, then republishes the views when they are due
-//! (at most every `weft.rm.view-refresh-ms` under scheduling traffic; at once
-//! after a REST write, whose reply waits for the new views so its caller
-//! reads its own write). Handlers never touch the core.
+//! handles the batch in order, then republishes the views when they are due:
+//! at most every `weft.rm.view-refresh-ms`, and never more often than keeps
+//! rebuilding them under a fiftieth of the actor's time (a 10,000-node view
+//! costs milliseconds). One application's report is also served fresh on
+//! request, so a client reads its own writes. Handlers never touch the core.
 //!
 //! The protocol bookkeeping the core leaves to drivers lives here too: the
 //! `responseId` sessions that make a repeated heartbeat or allocate call
@@ -34,13 +35,16 @@ use crate::dto::am::AllocateResponseDto;
 use crate::dto::nm::NodeHeartbeatResponse;
 use crate::event_log::EventLog;
 use crate::metrics::{Metrics, SchedulerMetrics};
-use crate::view::{AppExtra, View};
+use crate::view::{AppExtra, AppView, View};
 
 /// Commands handled in one wake-up, at most.
 const MAX_BATCH: usize = 512;
 
 /// Gauges are re-set at least this often, so idle ones stay exported.
 const GAUGE_REFRESH: Duration = Duration::from_secs(5);
+
+/// Views are rebuilt no more often than every this many times their cost.
+const VIEW_COST_FACTOR: u32 = 50;
 
 /// Why the scheduler refused a command (or could not take it).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -184,9 +188,28 @@ pub(crate) enum Command {
         config: Box<AllocConfig>,
         reply: Tx<ConfigApplied>,
     },
+    AppSnapshot {
+        app: AppId,
+        reply: Tx<AppSnapshot>,
+    },
     Sync {
         reply: Tx<Arc<View>>,
     },
+}
+
+/// One application as it stands now, with what its report needs.
+#[derive(Clone, Debug)]
+pub struct AppSnapshot {
+    /// The app.
+    pub app: AppView,
+    /// Its queue's instantaneous fair share of memory (MB).
+    pub queue_fair_mb: u64,
+    /// The cluster's memory (MB).
+    pub cluster_mb: u64,
+    /// Core time now.
+    pub now: Time,
+    /// Wall-clock milliseconds at core time zero.
+    pub epoch_origin_ms: u64,
 }
 
 /// A cheap, cloneable handle to the scheduler task: commands in, replies out,
@@ -348,6 +371,12 @@ impl RmHandle {
         .await
     }
 
+    /// One application's report as of now (not the published views), so a
+    /// client reads its own writes; `None` when the RM does not know it.
+    pub async fn app_snapshot(&self, app: AppId) -> Result<AppSnapshot, RmError> {
+        self.call(|reply| Command::AppSnapshot { app, reply }).await
+    }
+
     /// Publishes fresh views now and returns them.
     pub async fn sync(&self) -> Result<Arc<View>, RmError> {
         self.call(|reply| Command::Sync { reply }).await
@@ -390,6 +419,8 @@ struct Actor {
     dirty: bool,
     force_publish: bool,
     last_publish: Instant,
+    /// What the last rebuild of the views took (real time, not the core's).
+    last_publish_cost: Duration,
     /// Replies held until the views they changed are published.
     deferred: Vec<Box<dyn FnOnce() + Send>>,
 }
@@ -420,6 +451,7 @@ pub(crate) fn spawn(
         dirty: true,
         force_publish: false,
         last_publish: Instant::now(),
+        last_publish_cost: Duration::ZERO,
         deferred: Vec::new(),
     };
     actor.publish(actor.clock.now());
@@ -465,9 +497,21 @@ impl Actor {
         let deadline = self.core.next_deadline().unwrap_or(Time::MAX);
         let mut wake = self.clock.instant_at(deadline);
         if self.dirty {
-            wake = wake.min(self.last_publish + self.settings.view_refresh);
+            wake = wake.min(self.last_publish + self.publish_interval());
         }
         wake.min(self.last_publish + GAUGE_REFRESH)
+    }
+
+    /// The least time between two rebuilds: the configured refresh, or
+    /// fifty times what the last rebuild cost, whichever is longer (0
+    /// configured: after every batch, whatever the cost).
+    fn publish_interval(&self) -> Duration {
+        if self.settings.view_refresh.is_zero() {
+            return Duration::ZERO;
+        }
+        self.settings
+            .view_refresh
+            .max(self.last_publish_cost * VIEW_COST_FACTOR)
     }
 
     fn tick_if_due(&mut self, now: Time) {
@@ -489,7 +533,7 @@ impl Actor {
     fn after_batch(&mut self, now: Time) {
         let since = self.last_publish.elapsed();
         if self.force_publish
-            || (self.dirty && since >= self.settings.view_refresh)
+            || (self.dirty && since >= self.publish_interval())
             || since >= GAUGE_REFRESH
         {
             self.publish(now);
@@ -500,6 +544,7 @@ impl Actor {
     }
 
     fn publish(&mut self, now: Time) {
+        let started = std::time::Instant::now();
         self.version += 1;
         let view = View::build(
             &self.core,
@@ -514,21 +559,19 @@ impl Actor {
         if let Some(log) = &mut self.event_log {
             log.flush();
         }
-        self.views.send_replace(Arc::new(view));
+        let old = self.views.send_replace(Arc::new(view));
+        // Freeing a large view is not the scheduler's work.
+        if Arc::strong_count(&old) == 1 && old.nodes.len() > 1_000 {
+            tokio::task::spawn_blocking(move || drop(old));
+        }
         self.last_publish = Instant::now();
+        self.last_publish_cost = started.elapsed();
         self.dirty = false;
         self.force_publish = false;
     }
 
-    /// Sends `res` once the views are republished (REST writes read their own writes).
-    fn reply_after_publish<T: Send + 'static>(&mut self, tx: Tx<T>, res: Result<T, RmError>) {
-        self.force_publish = true;
-        self.deferred.push(Box::new(move || {
-            let _ = tx.send(res);
-        }));
-    }
-
     fn handle(&mut self, now: Time, cmd: Command) {
+        let was_dirty = self.dirty;
         self.dirty = true;
         match cmd {
             Command::RegisterNode { reg, reply } => {
@@ -571,7 +614,7 @@ impl Actor {
             }
             Command::Submit { sub, extra, reply } => {
                 let res = self.submit(now, sub, extra);
-                self.reply_after_publish(reply, res);
+                let _ = reply.send(res);
             }
             Command::RegisterAm { app, info, reply } => {
                 let out = self.core.handle(now, Input::AmRegistered { app });
@@ -631,7 +674,7 @@ impl Actor {
                 reply,
             } => {
                 let res = self.kill(now, app, &who, diagnostics);
-                self.reply_after_publish(reply, res);
+                let _ = reply.send(res);
             }
             Command::Move {
                 app,
@@ -640,7 +683,7 @@ impl Actor {
                 reply,
             } => {
                 let res = self.move_app(now, app, &who, queue);
-                self.reply_after_publish(reply, res);
+                let _ = reply.send(res);
             }
             Command::SetPriority {
                 app,
@@ -649,7 +692,7 @@ impl Actor {
                 reply,
             } => {
                 let res = self.set_priority(now, app, &who, priority);
-                self.reply_after_publish(reply, res);
+                let _ = reply.send(res);
             }
             Command::ReplaceAllocConfig { config, reply } => {
                 let out = self.core.handle(now, Input::AllocConfigReplaced(config));
@@ -660,7 +703,11 @@ impl Actor {
                         what: "allocation file replacement",
                     }),
                 };
-                self.reply_after_publish(reply, res);
+                let _ = reply.send(res);
+            }
+            Command::AppSnapshot { app, reply } => {
+                self.dirty = was_dirty;
+                let _ = reply.send(self.app_snapshot(now, app));
             }
             Command::Sync { reply } => {
                 self.force_publish = true;
@@ -670,6 +717,25 @@ impl Actor {
                 }));
             }
         }
+    }
+
+    fn app_snapshot(&self, now: Time, app: AppId) -> Result<AppSnapshot, RmError> {
+        let report = self
+            .core
+            .app_report(app)
+            .ok_or(RmError::App(AppError::UnknownApp(app)))?;
+        let tree = self.core.tree();
+        let queue_fair_mb = tree
+            .queue_id(&report.record.queue)
+            .map_or(0, |q| tree.queue_fair_share(q).memory_mb());
+        let extra = self.extras.get(&app).cloned().unwrap_or_default();
+        Ok(AppSnapshot {
+            app: AppView { report, extra },
+            queue_fair_mb,
+            cluster_mb: tree.cluster_capacity().memory_mb(),
+            now,
+            epoch_origin_ms: self.clock.epoch_origin_ms(),
+        })
     }
 
     fn register_node(
@@ -751,7 +817,7 @@ impl Actor {
         let res = Arc::new(NodeHeartbeatResponse::from_reply(
             response_id + 1,
             interval,
-            &reply,
+            reply,
             |app| extras.get(&app).and_then(|e| e.launch_context.clone()),
         ));
         if let Some(session) = self.nodes.get_mut(&node) {
@@ -826,7 +892,7 @@ impl Actor {
         let clock = self.clock;
         let res = Arc::new(AllocateResponseDto::from_reply(
             response_id + 1,
-            &reply,
+            reply,
             |t| clock.epoch_ms(t),
         ));
         let session = self.ams.entry(app).or_default();

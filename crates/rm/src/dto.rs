@@ -73,6 +73,51 @@ where
 /// Milliseconds since the Unix epoch, the unit of every timestamp on the wire.
 pub type EpochMillis = u64;
 
+/// Ids written as their text (`container_...`, `host:port`) and read back
+/// by parsing it, with no intermediate `String` either way.
+pub(crate) mod as_text {
+    use std::fmt;
+    use std::marker::PhantomData;
+    use std::str::FromStr;
+
+    use serde::de::Visitor;
+    use serde::{Deserializer, Serializer};
+
+    pub(crate) fn serialize<T: fmt::Display, S: Serializer>(
+        v: &T,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    struct Parse<T>(PhantomData<T>);
+
+    impl<T> Visitor<'_> for Parse<T>
+    where
+        T: FromStr,
+        T::Err: fmt::Display,
+    {
+        type Value = T;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an id as a string")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+            v.parse().map_err(E::custom)
+        }
+    }
+
+    pub(crate) fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+    where
+        T: FromStr,
+        T::Err: fmt::Display,
+        D: Deserializer<'de>,
+    {
+        d.deserialize_str(Parse(PhantomData))
+    }
+}
+
 /// Deserializes either one string or a list of strings (YARN's XML-derived
 /// JSON writes a one-element list as a bare value).
 pub(crate) mod one_or_many {

@@ -18,11 +18,11 @@ mod tests;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{FromRequestParts, Path, Request, State};
+use axum::extract::{FromRequestParts, Path, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use metrics::Histogram;
 use weft_model::{AppId, NodeId, Resource};
@@ -115,16 +115,17 @@ impl ApiState {
 
 /// The router serving every endpoint of `docs/api.md` over `state`.
 pub fn router(state: ApiState) -> Router {
-    let timed = |h: &Histogram| middleware::from_fn_with_state(h.clone(), time_request);
-    let hb = timed(&state.0.metrics.heartbeat_duration);
-    let alloc = timed(&state.0.metrics.allocate_duration);
-    Router::new()
+    // The node and AM protocols are the hot path (tens of thousands of calls
+    // a second): JSON only, no middleware; their handlers time and log
+    // themselves.
+    let protocols = Router::new()
         .route("/ws/v1/nm/register", post(nm::register))
-        .route("/ws/v1/nm/heartbeat", post(nm::heartbeat).layer(hb))
+        .route("/ws/v1/nm/heartbeat", post(nm::heartbeat))
         .route("/ws/v1/nm/unregister", post(nm::unregister))
         .route("/ws/v1/am/{app}/register", post(am::register))
-        .route("/ws/v1/am/{app}/allocate", post(am::allocate).layer(alloc))
-        .route("/ws/v1/am/{app}/finish", post(am::finish))
+        .route("/ws/v1/am/{app}/allocate", post(am::allocate))
+        .route("/ws/v1/am/{app}/finish", post(am::finish));
+    let rest = Router::new()
         .route("/ws/v1/cluster", get(cluster::info))
         .route("/ws/v1/cluster/info", get(cluster::info))
         .route("/ws/v1/cluster/metrics", get(cluster::metrics))
@@ -155,46 +156,103 @@ pub fn router(state: ApiState) -> Router {
         )
         .route("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts))
         .route("/metrics", get(cluster::prometheus))
+        .layer(middleware::from_fn(negotiate_errors));
+    protocols
+        .merge(rest)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn(negotiate_errors))
         .with_state(state)
 }
 
-async fn not_found(req: Request) -> ApiError {
-    ApiError::NotFound(format!(
+async fn not_found(req: Request) -> Response {
+    let format = Format::from_headers(req.headers());
+    let e = ApiError::NotFound(format!(
         "no such resource: {} {} (see docs/api.md for the endpoints)",
         req.method(),
         req.uri().path()
-    ))
+    ));
+    log_error(req.method(), req.uri().path(), &e);
+    error_response(format, e)
 }
 
-async fn method_not_allowed(req: Request) -> ApiError {
-    ApiError::MethodNotAllowed(format!(
+async fn method_not_allowed(req: Request) -> Response {
+    let format = Format::from_headers(req.headers());
+    let e = ApiError::MethodNotAllowed(format!(
         "{} is not allowed on {}",
         req.method(),
         req.uri().path()
-    ))
+    ));
+    log_error(req.method(), req.uri().path(), &e);
+    error_response(format, e)
 }
 
-async fn time_request(State(h): State<Histogram>, req: Request, next: Next) -> Response {
-    let started = std::time::Instant::now();
-    let res = next.run(req).await;
-    h.record(started.elapsed().as_secs_f64());
+/// Logs a refused request: bugs at error level, refusals at debug level
+/// (a client's mistake is not the operator's problem).
+pub(crate) fn log_error(method: &axum::http::Method, path: &str, e: &ApiError) {
+    match e {
+        ApiError::Internal(detail) => {
+            tracing::error!(%method, path, detail = %detail, "request failed inside the resource manager");
+        }
+        ApiError::Unavailable => {
+            tracing::warn!(%method, path, "request not served: shutting down");
+        }
+        _ => {
+            tracing::debug!(%method, path, status = e.status().as_u16(), message = %e, "request refused");
+        }
+    }
+}
+
+/// The response for `e` in `format`.
+pub(crate) fn error_response(format: Format, e: ApiError) -> Response {
+    let remote = e.remote_exception();
+    let mut res = e.into_response();
+    if format == Format::Xml {
+        as_xml(&mut res, &remote);
+    }
     res
 }
 
-/// Logs failed requests and re-encodes their `RemoteException` as XML when
-/// the caller asked for XML.
+/// A JSON answer from the node and AM protocols, serialized in one buffer.
+pub(crate) fn json_response<T: serde::Serialize>(value: &T) -> Response {
+    let mut body = Vec::with_capacity(512);
+    match serde_json::to_writer(&mut body, value) {
+        Ok(()) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err(e) => ApiError::Internal(format!("cannot encode an answer: {e}")).into_response(),
+    }
+}
+
+/// Times a protocol call into `histogram` and logs its failure.
+pub(crate) async fn timed(
+    histogram: Option<&Histogram>,
+    path: &'static str,
+    call: impl std::future::Future<Output = Result<Response, ApiError>>,
+) -> Response {
+    let started = std::time::Instant::now();
+    let res = match call.await {
+        Ok(res) => res,
+        Err(e) => {
+            log_error(&axum::http::Method::POST, path, &e);
+            e.into_response()
+        }
+    };
+    if let Some(h) = histogram {
+        h.record(started.elapsed().as_secs_f64());
+    }
+    res
+}
+
+/// Logs failed REST requests and re-encodes their `RemoteException` as XML
+/// when the caller asked for XML.
 async fn negotiate_errors(req: Request, next: Next) -> Response {
     let format = Format::from_headers(req.headers());
     let method = req.method().clone();
-    let path = req.uri().path().to_owned();
+    let uri = req.uri().clone();
     let mut res = next.run(req).await;
     let Some(remote) = res.extensions().get::<RemoteException>().cloned() else {
         return res;
     };
     let status = res.status();
+    let path = uri.path();
     if let Some(InternalDetail(detail)) = res.extensions().get::<InternalDetail>() {
         tracing::error!(%method, %path, status = status.as_u16(), detail = %detail, "request failed inside the resource manager");
     } else if status.is_server_error() {
@@ -203,14 +261,18 @@ async fn negotiate_errors(req: Request, next: Next) -> Response {
         tracing::debug!(%method, %path, status = status.as_u16(), message = %remote.message, "request refused");
     }
     if format == Format::Xml {
-        if let Ok((body, _)) = codec::encode(Format::Xml, "RemoteException", &remote) {
-            *res.body_mut() = axum::body::Body::from(body);
-            res.headers_mut()
-                .insert(header::CONTENT_TYPE, codec::xml_content_type());
-            res.headers_mut().remove(header::CONTENT_LENGTH);
-        }
+        as_xml(&mut res, &remote);
     }
     res
+}
+
+fn as_xml(res: &mut Response, remote: &RemoteException) {
+    if let Ok((body, _)) = codec::encode(Format::Xml, "RemoteException", remote) {
+        *res.body_mut() = axum::body::Body::from(body);
+        res.headers_mut()
+            .insert(header::CONTENT_TYPE, codec::xml_content_type());
+        res.headers_mut().remove(header::CONTENT_LENGTH);
+    }
 }
 
 /// An application id from the path; a malformed one is a 400.

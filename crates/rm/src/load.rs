@@ -20,6 +20,8 @@ use http::Method;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use weft_model::{AppId, ContainerId};
+
 use crate::client::{ClientError, RmClient, decode};
 use crate::dto::ResourceDto;
 use crate::dto::am::{AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AskDto};
@@ -269,7 +271,7 @@ struct Shared {
     /// Counting happens between these instants.
     window: (Instant, Instant),
     stop: watch::Receiver<bool>,
-    am_workers: Vec<mpsc::UnboundedSender<String>>,
+    am_workers: Vec<mpsc::UnboundedSender<AppId>>,
 }
 
 impl Shared {
@@ -287,13 +289,8 @@ impl Shared {
         *self.stop.borrow()
     }
 
-    fn am_worker_for(&self, app: &str) -> &mpsc::UnboundedSender<String> {
-        let seq: usize = app
-            .rsplit('_')
-            .next()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        &self.am_workers[seq % self.am_workers.len()]
+    fn am_worker_for(&self, app: AppId) -> &mpsc::UnboundedSender<AppId> {
+        &self.am_workers[app.seq as usize % self.am_workers.len()]
     }
 }
 
@@ -398,7 +395,7 @@ struct SimNode {
     response_id: u64,
     /// Running containers and when they end; `None` for AM containers, which
     /// run until the RM says stop.
-    running: Vec<(String, Option<Instant>)>,
+    running: Vec<(ContainerId, Option<Instant>)>,
 }
 
 async fn register_node(
@@ -487,7 +484,7 @@ async fn heartbeat(
     node.running.retain(|(id, end)| match end {
         Some(end) if *end <= now => {
             statuses.push(ContainerStatusDto {
-                container_id: id.clone(),
+                container_id: id.to_string(),
                 state: "COMPLETE".to_owned(),
                 exit_status: Some(0),
                 diagnostics: None,
@@ -528,7 +525,7 @@ async fn heartbeat(
             for c in res.allocated_containers {
                 if c.is_am {
                     let _ = shared
-                        .am_worker_for(&c.application_id)
+                        .am_worker_for(c.application_id)
                         .send(c.application_id);
                     node.running.push((c.container_id, None));
                 } else {
@@ -582,7 +579,7 @@ async fn submit_app(shared: &Shared, client: &mut RmClient, i: usize) -> Result<
 }
 
 struct SimAm {
-    app: String,
+    app: AppId,
     response_id: u64,
     asked: bool,
     completed: u32,
@@ -592,7 +589,7 @@ struct SimAm {
 async fn am_worker(
     shared: Arc<Shared>,
     worker: usize,
-    mut launches: mpsc::UnboundedReceiver<String>,
+    mut launches: mpsc::UnboundedReceiver<AppId>,
 ) -> Vec<u32> {
     let config = &shared.config;
     let mut latencies = Vec::new();

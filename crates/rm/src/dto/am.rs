@@ -10,9 +10,9 @@ use weft_core::{
     ANY, AllocateReply, AllocatedContainer, Ask, CompletedContainer, FinalStatus, Locality,
     RegisterReply,
 };
-use weft_model::{AppId, Priority};
+use weft_model::{AppId, ContainerId, NodeId, Priority};
 
-use crate::dto::{EpochMillis, InvalidField, ResourceDto, parse_field};
+use crate::dto::{EpochMillis, InvalidField, ResourceDto, as_text, parse_field};
 
 /// `POST /ws/v1/am/{appId}/register` (the body is optional).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,17 +161,42 @@ pub struct AllocateResponseDto {
 #[serde(rename_all = "camelCase")]
 pub struct AllocatedDto {
     /// The container.
-    pub container_id: String,
+    #[serde(with = "as_text")]
+    pub container_id: ContainerId,
     /// Its node.
-    pub node_id: String,
+    #[serde(with = "as_text")]
+    pub node_id: NodeId,
     /// The node's web address.
     pub node_http_address: String,
     /// Its size.
     pub resource: ResourceDto,
     /// The request priority it satisfies.
     pub priority: i32,
-    /// `NODE_LOCAL`, `RACK_LOCAL` or `OFF_SWITCH`.
-    pub locality: String,
+    /// How local it is to what was asked.
+    pub locality: LocalityDto,
+}
+
+/// How local an allocation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum LocalityDto {
+    /// On a node the app asked for.
+    NodeLocal,
+    /// On a rack the app asked for.
+    RackLocal,
+    /// Anywhere.
+    OffSwitch,
+}
+
+impl LocalityDto {
+    /// The wire form of a locality.
+    pub fn from_locality(l: Locality) -> LocalityDto {
+        match l {
+            Locality::NodeLocal => LocalityDto::NodeLocal,
+            Locality::RackLocal => LocalityDto::RackLocal,
+            Locality::OffSwitch => LocalityDto::OffSwitch,
+        }
+    }
 }
 
 /// A container that ended.
@@ -179,13 +204,22 @@ pub struct AllocatedDto {
 #[serde(rename_all = "camelCase")]
 pub struct CompletedDto {
     /// The container.
-    pub container_id: String,
+    #[serde(with = "as_text")]
+    pub container_id: ContainerId,
     /// `COMPLETE`.
-    pub state: String,
+    pub state: CompletedState,
     /// Its exit status (YARN's conventions: -100 aborted, -102 preempted, ...).
     pub exit_status: i32,
     /// Why it ended.
     pub diagnostics: String,
+}
+
+/// The state of an ended container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CompletedState {
+    /// Ended.
+    Complete,
 }
 
 /// YARN's preemption message.
@@ -208,23 +242,23 @@ pub fn locality_name(locality: Locality) -> &'static str {
 }
 
 impl AllocateResponseDto {
-    /// The wire form of the core's reply; `epoch_ms` turns core time into
-    /// wall-clock milliseconds.
+    /// The wire form of the core's reply (consumed, so nothing is copied);
+    /// `epoch_ms` turns core time into wall-clock milliseconds.
     pub fn from_reply(
         response_id: u64,
-        reply: &AllocateReply,
+        reply: AllocateReply,
         epoch_ms: impl Fn(weft_model::Time) -> EpochMillis,
     ) -> AllocateResponseDto {
         AllocateResponseDto {
             response_id,
             allocated: reply
                 .allocated
-                .iter()
+                .into_iter()
                 .filter(|c| !c.is_am)
                 .map(allocated)
                 .collect(),
-            completed: reply.completed.iter().map(completed).collect(),
-            preemption: reply.preemption.as_ref().map(|p| PreemptionDto {
+            completed: reply.completed.into_iter().map(completed).collect(),
+            preemption: reply.preemption.map(|p| PreemptionDto {
                 deadline: epoch_ms(p.deadline),
                 containers: p.containers.iter().map(ToString::to_string).collect(),
             }),
@@ -234,23 +268,23 @@ impl AllocateResponseDto {
     }
 }
 
-fn allocated(c: &AllocatedContainer) -> AllocatedDto {
+fn allocated(c: AllocatedContainer) -> AllocatedDto {
     AllocatedDto {
-        container_id: c.container.to_string(),
-        node_id: c.node.to_string(),
-        node_http_address: c.node_http_address.clone(),
+        container_id: c.container,
+        node_id: c.node,
+        node_http_address: c.node_http_address,
         resource: ResourceDto::from_resource(c.resource),
         priority: c.priority.0,
-        locality: locality_name(c.locality).to_owned(),
+        locality: LocalityDto::from_locality(c.locality),
     }
 }
 
-fn completed(c: &CompletedContainer) -> CompletedDto {
+fn completed(c: CompletedContainer) -> CompletedDto {
     CompletedDto {
-        container_id: c.container.to_string(),
-        state: "COMPLETE".to_owned(),
+        container_id: c.container,
+        state: CompletedState::Complete,
         exit_status: c.exit_status,
-        diagnostics: c.diagnostics.clone(),
+        diagnostics: c.diagnostics,
     }
 }
 
@@ -339,7 +373,7 @@ mod tests {
             available: Resource::new(4096, 4),
             num_cluster_nodes: 2,
         };
-        let dto = AllocateResponseDto::from_reply(1, &reply, |t| 1_000_000 + t.as_millis());
+        let dto = AllocateResponseDto::from_reply(1, reply, |t| 1_000_000 + t.as_millis());
         assert_eq!(
             serde_json::to_string(&dto).unwrap(),
             r#"{"responseId":1,"allocated":[],"completed":[{"containerId":"container_5_0002_01_000003","state":"COMPLETE","exitStatus":-102,"diagnostics":"preempted"}],"preemption":{"deadline":1015000,"containers":["container_5_0002_01_000003"]},"availableResources":{"memory":4096,"vCores":4},"numClusterNodes":2}"#
@@ -362,14 +396,14 @@ mod tests {
             allocated: vec![container(1, true), container(2, false)],
             ..AllocateReply::default()
         };
-        let dto = AllocateResponseDto::from_reply(1, &reply, |t| t.as_millis());
-        let ids: Vec<&str> = dto
+        let dto = AllocateResponseDto::from_reply(1, reply, |t| t.as_millis());
+        let ids: Vec<String> = dto
             .allocated
             .iter()
-            .map(|c| c.container_id.as_str())
+            .map(|c| c.container_id.to_string())
             .collect();
         assert_eq!(ids, ["container_5_0002_01_000002"]);
-        assert_eq!(dto.allocated[0].locality, "NODE_LOCAL");
+        assert_eq!(dto.allocated[0].locality, LocalityDto::NodeLocal);
     }
 
     #[test]

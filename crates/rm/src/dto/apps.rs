@@ -11,7 +11,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use weft_core::{AppState, FinalStatus, Submission};
-use weft_model::{AppId, AppPriority, QueuePath, Resource, ResourceType};
+use weft_model::{AppId, AppPriority, QueuePath, Resource, ResourceType, Time};
+
+use crate::actor::AppSnapshot;
 
 use crate::dto::{EpochMillis, InvalidField, ResourceDto, one_or_many, parse_field};
 use crate::view::{AppExtra, AppView, View};
@@ -145,14 +147,42 @@ fn percent(part: u64, whole: u64) -> f64 {
 impl AppDto {
     /// The wire form of one app of `view`.
     pub fn from_view(view: &View, app: &AppView) -> AppDto {
+        let queue_fair = view
+            .queue(&app.report.record.queue)
+            .map_or(0, |q| q.tree.fair_share.memory_mb());
+        AppDto::from_parts(
+            app,
+            queue_fair,
+            view.cluster.total.memory_mb(),
+            view.now,
+            view.epoch_origin_ms,
+        )
+    }
+
+    /// The wire form of a fresh snapshot of one app.
+    pub fn from_snapshot(s: &AppSnapshot) -> AppDto {
+        AppDto::from_parts(
+            &s.app,
+            s.queue_fair_mb,
+            s.cluster_mb,
+            s.now,
+            s.epoch_origin_ms,
+        )
+    }
+
+    fn from_parts(
+        app: &AppView,
+        queue_fair: u64,
+        cluster_mb: u64,
+        now: Time,
+        epoch_origin_ms: u64,
+    ) -> AppDto {
         let r = &app.report;
         let rec = &r.record;
         let extra: &AppExtra = &app.extra;
-        let started = view.epoch_ms(rec.submitted);
-        let end = rec.finished.unwrap_or(view.now);
-        let queue_fair = view
-            .queue(&rec.queue)
-            .map_or(0, |q| q.tree.fair_share.memory_mb());
+        let epoch_ms = |t: Time| epoch_origin_ms + t.as_millis();
+        let started = epoch_ms(rec.submitted);
+        let end = rec.finished.unwrap_or(now);
         let tracking_ui = if rec.state.is_final() {
             "History"
         } else if rec.state == AppState::Running {
@@ -180,8 +210,8 @@ impl AppDto {
             application_tags: rec.tags.join(","),
             priority: rec.priority.0,
             started_time: started,
-            launch_time: rec.launched.map_or(0, |t| view.epoch_ms(t)),
-            finished_time: rec.finished.map_or(0, |t| view.epoch_ms(t)),
+            launch_time: rec.launched.map_or(0, epoch_ms),
+            finished_time: rec.finished.map_or(0, epoch_ms),
             elapsed_time: end.since(rec.submitted).as_millis(),
             am_container_logs: String::new(),
             am_host_http_address: extra
@@ -202,10 +232,7 @@ impl AppDto {
             memory_seconds: rec.memory_mb_seconds,
             vcore_seconds: rec.vcore_seconds,
             queue_usage_percentage: percent(r.allocated.memory_mb(), queue_fair),
-            cluster_usage_percentage: percent(
-                r.allocated.memory_mb(),
-                view.cluster.total.memory_mb(),
-            ),
+            cluster_usage_percentage: percent(r.allocated.memory_mb(), cluster_mb),
             preempted_resource_mb: 0,
             preempted_resource_v_cores: 0,
             num_non_am_container_preempted: rec.preempted_containers,
@@ -666,8 +693,9 @@ pub struct AppAttemptDto {
 }
 
 impl AppAttemptDto {
-    /// The current attempt of `app`.
-    pub fn current(view: &View, app: &AppView) -> AppAttemptDto {
+    /// The current attempt of `app`; `epoch_origin_ms` turns core time into timestamps.
+    pub fn current(epoch_origin_ms: u64, app: &AppView) -> AppAttemptDto {
+        let epoch_ms = |t: Time| epoch_origin_ms + t.as_millis();
         let rec = &app.report.record;
         let state = match rec.state {
             AppState::Accepted | AppState::WaitingForLimit => {
@@ -685,8 +713,8 @@ impl AppAttemptDto {
         AppAttemptDto {
             id: rec.attempt.attempt,
             app_attempt_id: rec.attempt.to_string(),
-            start_time: view.epoch_ms(rec.submitted),
-            finished_time: rec.finished.map_or(0, |t| view.epoch_ms(t)),
+            start_time: epoch_ms(rec.submitted),
+            finished_time: rec.finished.map_or(0, epoch_ms),
             container_id: rec.am_container.map(|c| c.to_string()).unwrap_or_default(),
             node_http_address: app
                 .extra

@@ -12,9 +12,9 @@ use weft_core::{
     AllocatedContainer, ContainerState, ContainerStatus, HeartbeatReply, NodeHeartbeat,
     NodeRegistration, RecoveredContainer, StopReason,
 };
-use weft_model::{AppId, NodeId, Priority};
+use weft_model::{AppId, ContainerId, NodeId, Priority};
 
-use crate::dto::{InvalidField, ResourceDto, parse_field};
+use crate::dto::{InvalidField, ResourceDto, as_text, parse_field};
 
 /// `POST /ws/v1/nm/register`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -167,7 +167,7 @@ pub struct NodeHeartbeatResponse {
     /// The request's `responseId` plus one; the node sends it back next time.
     pub response_id: u64,
     /// Always `NORMAL` (a node the RM does not know gets an error and re-registers).
-    pub node_action: String,
+    pub node_action: NodeAction,
     /// When to heartbeat next.
     pub next_heartbeat_interval_ms: u64,
     /// Containers the node must stop.
@@ -177,14 +177,49 @@ pub struct NodeHeartbeatResponse {
     pub allocated_containers: Vec<ContainerToLaunchDto>,
 }
 
+/// What the RM asks of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum NodeAction {
+    /// Carry on.
+    Normal,
+}
+
 /// A container the node must stop.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerToStopDto {
     /// The container.
-    pub container_id: String,
-    /// `RELEASED`, `APP_FINISHED`, `PREEMPTED` or `UNKNOWN`.
-    pub reason: String,
+    #[serde(with = "as_text")]
+    pub container_id: ContainerId,
+    /// Why.
+    pub reason: StopReasonDto,
+}
+
+/// Why a node must stop a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StopReasonDto {
+    /// Its AM released it.
+    Released,
+    /// Its application ended.
+    AppFinished,
+    /// Preemption took it back.
+    Preempted,
+    /// The RM does not know it.
+    Unknown,
+}
+
+impl StopReasonDto {
+    /// The wire form of a stop reason.
+    pub fn from_reason(reason: StopReason) -> StopReasonDto {
+        match reason {
+            StopReason::Released => StopReasonDto::Released,
+            StopReason::AppFinished => StopReasonDto::AppFinished,
+            StopReason::Preempted => StopReasonDto::Preempted,
+            StopReason::Unknown => StopReasonDto::Unknown,
+        }
+    }
 }
 
 /// A container the node should launch.
@@ -192,9 +227,11 @@ pub struct ContainerToStopDto {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerToLaunchDto {
     /// The container.
-    pub container_id: String,
+    #[serde(with = "as_text")]
+    pub container_id: ContainerId,
     /// Its application.
-    pub application_id: String,
+    #[serde(with = "as_text")]
+    pub application_id: AppId,
     /// Its size.
     pub resource: ResourceDto,
     /// The request priority it satisfies.
@@ -204,7 +241,7 @@ pub struct ContainerToLaunchDto {
     pub is_am: bool,
     /// The submission's `am-container-spec`, for AM containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub launch_context: Option<serde_json::Value>,
+    pub launch_context: Option<Arc<serde_json::Value>>,
 }
 
 /// The wire name of a stop reason.
@@ -223,19 +260,19 @@ impl NodeHeartbeatResponse {
     pub fn from_reply(
         response_id: u64,
         interval_ms: u64,
-        reply: &HeartbeatReply,
+        reply: HeartbeatReply,
         launch_context: impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
     ) -> NodeHeartbeatResponse {
         NodeHeartbeatResponse {
             response_id,
-            node_action: "NORMAL".to_owned(),
+            node_action: NodeAction::Normal,
             next_heartbeat_interval_ms: interval_ms,
             containers_to_stop: reply
                 .containers_to_stop
-                .iter()
-                .map(|(id, reason)| ContainerToStopDto {
-                    container_id: id.to_string(),
-                    reason: stop_reason_name(*reason).to_owned(),
+                .into_iter()
+                .map(|(container_id, reason)| ContainerToStopDto {
+                    container_id,
+                    reason: StopReasonDto::from_reason(reason),
                 })
                 .collect(),
             allocated_containers: reply
@@ -253,16 +290,12 @@ fn to_launch(
 ) -> ContainerToLaunchDto {
     let app = c.container.app();
     ContainerToLaunchDto {
-        container_id: c.container.to_string(),
-        application_id: app.to_string(),
+        container_id: c.container,
+        application_id: app,
         resource: ResourceDto::from_resource(c.resource),
         priority: c.priority.0,
         is_am: c.is_am,
-        launch_context: if c.is_am {
-            launch_context(app).map(|v| (*v).clone())
-        } else {
-            None
-        },
+        launch_context: if c.is_am { launch_context(app) } else { None },
     }
 }
 
@@ -345,7 +378,7 @@ mod tests {
         };
         let ctx = Arc::new(serde_json::json!({"commands":{"command":"sleep 1"}}));
         let res =
-            NodeHeartbeatResponse::from_reply(3, 1000, &reply, |a| (a == app).then(|| ctx.clone()));
+            NodeHeartbeatResponse::from_reply(3, 1000, reply, |a| (a == app).then(|| ctx.clone()));
         let json = serde_json::to_string(&res).unwrap();
         assert_eq!(
             json,

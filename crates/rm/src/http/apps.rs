@@ -2,8 +2,8 @@
 //! `new-application`, submission, one app, and its `state`, `queue`,
 //! `priority` and `appattempts` sub-resources.
 //!
-//! Reads come from the published views; writes go through the actor, which
-//! checks access and republishes before answering.
+//! The list comes from the published views; one app's reads and every
+//! write go through the actor, so a client reads its own writes.
 
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use weft_core::{AppState, SubmitError};
 use weft_model::{AppId, AppPriority, QueuePath};
 
-use crate::actor::RmError;
+use crate::actor::{AppSnapshot, RmError};
 use crate::dto::ResourceDto;
 use crate::dto::apps::{
     AppAttemptDto, AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto,
@@ -20,12 +20,11 @@ use crate::dto::apps::{
 use crate::http::codec::{Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam, app_location};
-use crate::view::{AppView, View};
 
-fn find(view: &View, app: AppId) -> Result<&AppView, ApiError> {
-    view.apps
-        .get(&app)
-        .ok_or_else(|| ApiError::NotFound(format!("application {app} is not known")))
+/// One app as of now (not the published views, which may lag): a client
+/// reads its own writes.
+async fn fresh(s: &ApiState, app: AppId) -> Result<AppSnapshot, ApiError> {
+    Ok(s.rm().app_snapshot(app).await?)
 }
 
 pub(super) async fn list(
@@ -49,9 +48,8 @@ pub(super) async fn get_app(
     format: Format,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppDto>, ApiError> {
-    let view = s.rm().view();
-    let a = find(&view, app)?;
-    Ok(Wire::ok(format, "app", AppDto::from_view(&view, a)))
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(format, "app", AppDto::from_snapshot(&snap)))
 }
 
 pub(super) async fn new_application(
@@ -102,13 +100,12 @@ pub(super) async fn get_state(
     format: Format,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppStateDto>, ApiError> {
-    let view = s.rm().view();
-    let a = find(&view, app)?;
+    let snap = fresh(&s, app).await?;
     Ok(Wire::ok(
         format,
         "appstate",
         AppStateDto {
-            state: a.report.record.state.yarn_name().to_owned(),
+            state: snap.app.report.record.state.yarn_name().to_owned(),
             diagnostics: None,
         },
     ))
@@ -123,8 +120,8 @@ pub(super) async fn put_state(
 ) -> Result<Wire<AppStateDto>, ApiError> {
     let target = body.state.trim().to_ascii_uppercase();
     if target != "KILLED" {
-        let view = s.rm().view();
-        let current = find(&view, app)?.report.record.state.yarn_name();
+        let snap = fresh(&s, app).await?;
+        let current = snap.app.report.record.state.yarn_name();
         if current == target {
             return Ok(Wire::ok(format, "appstate", state_dto(current)));
         }
@@ -148,13 +145,12 @@ pub(super) async fn get_queue(
     format: Format,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppQueueDto>, ApiError> {
-    let view = s.rm().view();
-    let a = find(&view, app)?;
+    let snap = fresh(&s, app).await?;
     Ok(Wire::ok(
         format,
         "appqueue",
         AppQueueDto {
-            queue: a.report.record.queue.to_string(),
+            queue: snap.app.report.record.queue.to_string(),
         },
     ))
 }
@@ -183,13 +179,12 @@ pub(super) async fn get_priority(
     format: Format,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppPriorityDto>, ApiError> {
-    let view = s.rm().view();
-    let a = find(&view, app)?;
+    let snap = fresh(&s, app).await?;
     Ok(Wire::ok(
         format,
         "applicationpriority",
         AppPriorityDto {
-            priority: a.report.record.priority.0,
+            priority: snap.app.report.record.priority.0,
         },
     ))
 }
@@ -217,13 +212,12 @@ pub(super) async fn attempts(
     format: Format,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppAttemptsDto>, ApiError> {
-    let view = s.rm().view();
-    let a = find(&view, app)?;
+    let snap = fresh(&s, app).await?;
     Ok(Wire::ok(
         format,
         "appAttempts",
         AppAttemptsDto {
-            app_attempt: vec![AppAttemptDto::current(&view, a)],
+            app_attempt: vec![AppAttemptDto::current(snap.epoch_origin_ms, &snap.app)],
         },
     ))
 }
