@@ -533,6 +533,49 @@ async fn allocation_file_reload_good_then_bad() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[tokio::test(start_paused = true)]
+async fn decisions_are_logged_as_json_lines() {
+    let dir = temp_dir("events");
+    let log = dir.join("decisions.jsonl");
+    let mut config = RmConfig::from_texts(&site(&[]), ALLOC).unwrap();
+    config.service.event_log = Some(log.clone());
+    let server = serve(config).await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    register(&mut nm, "n1:8041").await;
+    let app = submit(&mut alice, "a").await;
+    let mut id = 0;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    server.shutdown().await;
+    // The log is flushed at shutdown; every line is one JSON object.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .filter(|k| *k != "Updated")
+        .collect();
+    assert_eq!(
+        kinds,
+        ["NodeAdded", "AppStateChanged", "ContainerAllocated"]
+    );
+    let alloc = events
+        .iter()
+        .find(|e| e["event"] == "ContainerAllocated")
+        .unwrap();
+    assert_eq!(
+        alloc["container"],
+        format!("container_{}_01_000001", &app["application_".len()..])
+    );
+    assert_eq!(alloc["isAM"], true);
+    assert_eq!(alloc["queue"], "root.a");
+    assert!(alloc["time"].as_u64().unwrap() >= EPOCH);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Where `promtool` is: on PATH (Debian: `apt-get install -y prometheus`).
 fn promtool() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
