@@ -784,7 +784,7 @@ impl Actor {
             return Err(NodeError::NotRegistered(hb.node).into());
         };
         if let Some(last) = &session.last {
-            if response_id + 1 == last.response_id {
+            if last.response_id.checked_sub(1) == Some(response_id) {
                 return Ok(last.clone());
             }
         }
@@ -815,13 +815,13 @@ impl Actor {
             .as_millis();
         let extras = &self.extras;
         let res = Arc::new(NodeHeartbeatResponse::from_reply(
-            response_id + 1,
+            response_id.saturating_add(1),
             interval,
             reply,
             |app| extras.get(&app).and_then(|e| e.launch_context.clone()),
         ));
         if let Some(session) = self.nodes.get_mut(&node) {
-            session.last_response_id = response_id + 1;
+            session.last_response_id = response_id.saturating_add(1);
             session.last = Some(res.clone());
         }
         Ok(res)
@@ -866,7 +866,7 @@ impl Actor {
         let app = req.app;
         if let Some(session) = self.ams.get(&app) {
             if let Some(last) = &session.last {
-                if response_id + 1 == last.response_id {
+                if last.response_id.checked_sub(1) == Some(response_id) {
                     return Ok(last.clone());
                 }
             }
@@ -891,12 +891,12 @@ impl Actor {
         }
         let clock = self.clock;
         let res = Arc::new(AllocateResponseDto::from_reply(
-            response_id + 1,
+            response_id.saturating_add(1),
             reply,
             |t| clock.epoch_ms(t),
         ));
         let session = self.ams.entry(app).or_default();
-        session.last_response_id = response_id + 1;
+        session.last_response_id = response_id.saturating_add(1);
         session.last = Some(res.clone());
         Ok(res)
     }

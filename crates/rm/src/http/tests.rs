@@ -1107,3 +1107,185 @@ async fn prometheus_text() {
     }
     rm.stop().await;
 }
+
+mod fuzz {
+    //! Whatever a client sends, the answer is never a 5xx and the scheduler
+    //! keeps serving.
+
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+
+    const KEYS: &[&str] = &[
+        "nodeId",
+        "responseId",
+        "capability",
+        "memory",
+        "vCores",
+        "containers",
+        "containerId",
+        "state",
+        "exitStatus",
+        "resource",
+        "priority",
+        "asks",
+        "resourceName",
+        "numContainers",
+        "relaxLocality",
+        "releases",
+        "progress",
+        "finalStatus",
+        "application-id",
+        "queue",
+        "unmanaged-AM",
+        "am-container-spec",
+        "application-tags",
+        "tag",
+        "rack",
+    ];
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<u64>().prop_map(|n| json!(n)),
+            (0u64..5).prop_map(|n| json!(n)),
+            any::<f64>()
+                .prop_filter("JSON has no NaN", |f| f.is_finite())
+                .prop_map(|f| json!(f)),
+            prop_oneof![
+                Just("h1:8041".to_owned()),
+                Just("application_1700000000000_0001".to_owned()),
+                Just("container_1700000000000_0001_01_000001".to_owned()),
+                Just("KILLED".to_owned()),
+                Just("COMPLETE".to_owned()),
+                Just("*".to_owned()),
+                Just("root.a".to_owned()),
+                "\\PC{0,12}",
+            ]
+            .prop_map(Value::String),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        scalar().prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..6).prop_map(|kvs| {
+                    Value::Object(
+                        kvs.into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect::<Map<_, _>>(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    const TARGETS: &[(&str, &str)] = &[
+        ("POST", "/ws/v1/nm/register"),
+        ("POST", "/ws/v1/nm/heartbeat"),
+        ("POST", "/ws/v1/nm/unregister"),
+        ("POST", "/ws/v1/am/application_1700000000000_0001/register"),
+        ("POST", "/ws/v1/am/application_1700000000000_0001/allocate"),
+        ("POST", "/ws/v1/am/application_1700000000000_0001/finish"),
+        ("POST", "/ws/v1/cluster/apps?user.name=alice"),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/state?user.name=alice",
+        ),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/queue?user.name=alice",
+        ),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/priority?user.name=alice",
+        ),
+        ("POST", "/ws/v1/cluster/refresh-queues?user.name=yarn"),
+    ];
+
+    fn big() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            0u64..10_000,
+            Just(u64::MAX),
+            Just(i64::MAX as u64),
+            any::<u64>()
+        ]
+    }
+
+    /// Well-formed protocol calls with extreme values, to reach past parsing.
+    fn protocol_call() -> impl Strategy<Value = (usize, Value)> {
+        prop_oneof![
+            (big(), big()).prop_map(|(m, v)| (0, json!({"nodeId": "h2:8041", "capability": {"memory": m, "vCores": v}}))),
+            (0u64..4, prop::collection::vec((1u64..4, any::<bool>(), any::<i32>()), 0..3)).prop_map(|(id, cs)| {
+                let containers: Vec<Value> = cs
+                    .into_iter()
+                    .map(|(seq, done, status)| json!({
+                        "containerId": format!("container_1700000000000_0001_01_{seq:06}"),
+                        "state": if done { "COMPLETE" } else { "RUNNING" },
+                        "exitStatus": status}))
+                    .collect();
+                (1, json!({"nodeId": "h1:8041", "responseId": id, "containers": containers}))
+            }),
+            Just((3, json!({}))),
+            (0u64..4, any::<i32>(), big(), big(), any::<u32>(), "\\PC{0,6}", any::<f32>().prop_filter("finite", |f| f.is_finite()))
+                .prop_map(|(id, p, m, v, n, name, progress)| {
+                    (4, json!({"responseId": id, "progress": progress, "asks": [{"priority": p, "resourceName": name, "capability": {"memory": m, "vCores": v}, "numContainers": n}],
+                               "releases": ["container_1700000000000_0001_01_000002"]}))
+                }),
+            (big(), big(), any::<i32>()).prop_map(|(m, v, p)| {
+                (6, json!({"application-id": "application_1700000000000_0009", "queue": "b", "priority": p, "resource": {"memory": m, "vCores": v}}))
+            }),
+            "\\PC{0,10}".prop_map(|q| (8, json!({"queue": q}))),
+            any::<i32>().prop_map(|p| (9, json!({"priority": p}))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn no_protocol_call_causes_a_server_error(requests in prop::collection::vec(protocol_call(), 1..24)) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+            rt.block_on(async {
+                let rm = Rm::new();
+                rm.register("h1:8041", 8192, 8).await;
+                rm.running("alice", "a", "h1:8041", 0).await;
+                for (target, body) in requests {
+                    let (method, uri) = TARGETS[target];
+                    let method: Method = method.parse().unwrap();
+                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
+                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                }
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/scheduler").await.status, StatusCode::OK);
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/nodes").await.status, StatusCode::OK);
+                rm.stop().await;
+            });
+        }
+
+        #[test]
+        fn no_body_causes_a_server_error(
+            requests in prop::collection::vec((0..TARGETS.len(), value()), 1..16)
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+            rt.block_on(async {
+                let rm = Rm::new();
+                // A node and an app to aim at.
+                rm.register("h1:8041", 8192, 8).await;
+                rm.submit("alice", "a").await;
+                for (target, body) in requests {
+                    let (method, uri) = TARGETS[target];
+                    let method: Method = method.parse().unwrap();
+                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
+                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                }
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/metrics").await.status, StatusCode::OK);
+                rm.stop().await;
+            });
+        }
+    }
+}
