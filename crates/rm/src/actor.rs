@@ -421,7 +421,7 @@ struct Actor {
     last_publish: Instant,
     /// What the last rebuild of the views took (real time, not the core's).
     last_publish_cost: Duration,
-    /// Replies held until the views they changed are published.
+    /// Replies to `Sync`, held until the next rebuild of the views.
     deferred: Vec<Box<dyn FnOnce() + Send>>,
 }
 

@@ -264,10 +264,14 @@ fn init_logging(format: LogFormat) {
 fn main() -> ExitCode {
     let args = Weft::parse_from(yarn_spellings(std::env::args()));
     init_logging(args.log_format);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // The load generator runs on one thread: it needs well under a core, and
+    // without work stealing each request costs less (it shares the machine
+    // with the RM it measures). Everything else gets a thread per core.
+    let mut builder = match args.command {
+        Command::Load(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("weft: cannot start the async runtime: {e}");
