@@ -118,38 +118,51 @@ pub(crate) mod as_text {
     }
 }
 
-/// Deserializes either one string or a list of strings (YARN's XML-derived
-/// JSON writes a one-element list as a bare value).
+/// One string or a list of strings (JSON), or an element's text (XML, whose
+/// readers present `<tag>a</tag>` as a map holding the text).
 pub(crate) mod one_or_many {
     use std::fmt;
 
-    use serde::Deserializer;
-    use serde::de::{SeqAccess, Visitor};
+    use serde::Deserialize;
+    use serde::de::{MapAccess, SeqAccess, Visitor};
+
+    /// The strings read.
+    pub(crate) struct Strings(pub(crate) Vec<String>);
 
     struct OneOrMany;
 
     impl<'de> Visitor<'de> for OneOrMany {
-        type Value = Vec<String>;
+        type Value = Strings;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a string or a list of strings")
         }
 
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<String>, E> {
-            Ok(vec![v.to_owned()])
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Strings, E> {
+            Ok(Strings(vec![v.to_owned()]))
         }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strings, A::Error> {
             let mut res = Vec::new();
             while let Some(item) = seq.next_element::<String>()? {
                 res.push(item);
             }
-            Ok(res)
+            Ok(Strings(res))
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strings, A::Error> {
+            let mut res = Vec::new();
+            while let Some((_, text)) = map.next_entry::<String, String>()? {
+                res.push(text);
+            }
+            Ok(Strings(res))
         }
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        d.deserialize_any(OneOrMany)
+    impl<'de> Deserialize<'de> for Strings {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Strings, D::Error> {
+            d.deserialize_any(OneOrMany)
+        }
     }
 }
 

@@ -557,12 +557,41 @@ pub struct SubmitApplicationDto {
     pub application_tags: Option<TagsDto>,
 }
 
-/// `{"tag": ["a", "b"]}` (or a single string).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// `{"tag": ["a", "b"]}` (or a single string); in XML, repeated `<tag>` elements.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TagsDto {
     /// The tags.
-    #[serde(default, deserialize_with = "one_or_many::deserialize")]
     pub tag: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for TagsDto {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TagsDto, D::Error> {
+        struct Tags;
+        impl<'de> serde::de::Visitor<'de> for Tags {
+            type Value = TagsDto;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object with a tag field")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagsDto, A::Error> {
+                let mut tag = Vec::new();
+                // XML repeats the key once per tag; JSON gives one key with a list.
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "tag" {
+                        tag.extend(map.next_value::<one_or_many::Strings>()?.0);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(TagsDto { tag })
+            }
+        }
+        d.deserialize_map(Tags)
+    }
 }
 
 impl SubmitApplicationDto {
@@ -625,11 +654,34 @@ impl SubmitApplicationDto {
             tags,
         };
         let extra = AppExtra {
-            launch_context: self.am_container_spec.clone().map(std::sync::Arc::new),
+            launch_context: self
+                .am_container_spec
+                .clone()
+                .map(|spec| std::sync::Arc::new(unwrap_xml_text(spec))),
             unmanaged,
             ..AppExtra::default()
         };
         Ok((submission, extra))
+    }
+}
+
+/// An XML body read as JSON values shows an element's text as
+/// `{"$text": "..."}`; the launch context is handed on as if it had been JSON.
+fn unwrap_xml_text(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) if map.len() == 1 && map.contains_key("$text") => map
+            .into_iter()
+            .next()
+            .map(|(_, v)| v)
+            .unwrap_or(Value::Null),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, unwrap_xml_text(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(unwrap_xml_text).collect()),
+        other => other,
     }
 }
 

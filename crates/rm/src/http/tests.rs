@@ -1289,3 +1289,61 @@ mod fuzz {
         }
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn xml_submission() {
+    let rm = Rm::new();
+    let app = rm.new_app("bob").await;
+    let body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
+<application-submission-context>
+  <application-id>{app}</application-id>
+  <application-name>xml job</application-name>
+  <queue>b</queue>
+  <priority>3</priority>
+  <am-container-spec><commands><command>sleep 5</command></commands></am-container-spec>
+  <unmanaged-AM>false</unmanaged-AM>
+  <resource><memory>2048</memory><vCores>2</vCores></resource>
+  <application-type>MAPREDUCE</application-type>
+  <application-tags><tag>a</tag><tag>b</tag></application-tags>
+</application-submission-context>"
+    );
+    let a = call(
+        &rm.router,
+        Method::POST,
+        "/ws/v1/cluster/apps?user.name=bob",
+        Some("application/xml"),
+        &body,
+        &[],
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let v = get(&rm.router, &format!("/ws/v1/cluster/apps/{app}"))
+        .await
+        .json();
+    let app_json = &v["app"];
+    assert_eq!(
+        (
+            app_json["name"].as_str(),
+            app_json["queue"].as_str(),
+            app_json["priority"].as_i64(),
+            app_json["applicationType"].as_str(),
+            app_json["applicationTags"].as_str()
+        ),
+        (
+            Some("xml job"),
+            Some("root.b"),
+            Some(3),
+            Some("MAPREDUCE"),
+            Some("a,b")
+        )
+    );
+    // The launch context reaches the node as given.
+    rm.register("h1:8041", 8192, 8).await;
+    let hb = rm.heartbeat("h1:8041", 0, json!([])).await.json();
+    assert_eq!(
+        hb["allocatedContainers"][0]["launchContext"],
+        json!({"commands": {"command": "sleep 5"}})
+    );
+    rm.stop().await;
+}
