@@ -227,6 +227,9 @@ struct LoadArgs {
     /// Host name prefix of the simulated nodes.
     #[arg(long, default_value = "sim")]
     host_prefix: String,
+    /// Threads of the load generator (1: a single-threaded runtime).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
 }
 
 /// YARN spells long options with one dash (`-list`, `-appStates`); clap
@@ -264,11 +267,17 @@ fn init_logging(format: LogFormat) {
 fn main() -> ExitCode {
     let args = Weft::parse_from(yarn_spellings(std::env::args()));
     init_logging(args.log_format);
-    // The load generator runs on one thread: it needs well under a core, and
-    // without work stealing each request costs less (it shares the machine
-    // with the RM it measures). Everything else gets a thread per core.
-    let mut builder = match args.command {
-        Command::Load(_) => tokio::runtime::Builder::new_current_thread(),
+    // `weft load --threads 1` runs on one thread: each request costs less
+    // without work stealing, which helps on a machine the load generator
+    // has to itself with the RM; on a busy machine more threads get it more
+    // of the CPU. Everything else gets a thread per core.
+    let mut builder = match &args.command {
+        Command::Load(l) if l.threads == 1 => tokio::runtime::Builder::new_current_thread(),
+        Command::Load(l) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(l.threads.max(1));
+            b
+        }
         _ => tokio::runtime::Builder::new_multi_thread(),
     };
     let runtime = match builder.enable_all().build() {
