@@ -219,6 +219,16 @@ impl ResourceManager {
             let app = self.active_mut(h);
             app.containers.insert(rc.container.seq, cidx);
             app.next_container_seq = app.next_container_seq.max(rc.container.seq + 1);
+            app.launched = true;
+            let app_id = app.id;
+            if let Some(record) = self.apps.get_mut(&app_id) {
+                record.launched.get_or_insert(now);
+                // The AM of a recovered attempt may register again once its
+                // container is back.
+                if is_am {
+                    record.am_container = Some(rc.container);
+                }
+            }
         }
     }
 

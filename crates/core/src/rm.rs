@@ -236,6 +236,7 @@ impl ResourceManager {
             } => Reply::NodeUnregistered(self.unregister_node(now, &node, decommissioned)),
             Input::NewApplication => Reply::NewApplication(self.new_application()),
             Input::AppSubmitted(sub) => Reply::Submitted(self.submit(now, sub)),
+            Input::AppRecovered(rec) => Reply::Submitted(self.recover_app(now, rec)),
             Input::AmRegistered { app } => Reply::AmRegistered(self.register_am(now, app)),
             Input::Allocate(req) => Reply::Allocate(self.allocate(now, req)),
             Input::AttemptFinished {
