@@ -54,7 +54,7 @@ impl Cluster {
     }
 
     fn input(&mut self, input: Input) -> Reply {
-        self.now = self.now + weft_model::Duration::from_millis(100);
+        self.now += weft_model::Duration::from_millis(100);
         let out = self.rm.handle(self.now, input);
         self.rm.check_invariants().unwrap();
         out.reply
