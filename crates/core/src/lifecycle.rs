@@ -278,6 +278,7 @@ impl ResourceManager {
             launched: false,
             memory_mb_ms: 0,
             vcore_ms: 0,
+            holdings: Default::default(),
         };
         if let Some(am) = am_resource.filter(|_| ask_for_am) {
             active.requests.add_any(

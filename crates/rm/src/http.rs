@@ -1,6 +1,7 @@
 //! The HTTP surface: the router (every path of `docs/api.md`), the state
-//! handlers share, and the two middlewares (error bodies in the caller's
-//! format with logging; latency timing for heartbeats and allocate calls).
+//! handlers share, the REST middleware (error bodies in the caller's format,
+//! with logging), and the timing and logging the node and AM protocols do
+//! without middleware, being the hot path.
 //!
 //! Handlers are thin: body → DTO → core input → actor → reply → DTO. They
 //! live in the submodules by protocol; bodies and errors in `codec` and `error`.
