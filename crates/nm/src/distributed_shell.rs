@@ -705,7 +705,10 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
                 .call::<serde_json::Value>(Method::POST, &path, Some(&body))
                 .await
             {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    self.await_final_report().await;
+                    return Ok(());
+                }
                 Err(ClientError::Remote { status, .. }) if status == StatusCode::CONFLICT => {
                     // Not registered (the RM restarted): register, then finish.
                     let report = app_report(&mut self.client, self.app).await?;
@@ -719,6 +722,23 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
                     self.unreachable(&e)?;
                     tokio::time::sleep(self.config.interval).await;
                 }
+            }
+        }
+    }
+}
+
+impl<F> Shell<F> {
+    /// Waits (briefly) until the RM's reports show the app ended, so a
+    /// `weft app status` right after the shell exits agrees with it: the
+    /// RM answers reads from a view refreshed every
+    /// `weft.rm.view-refresh-ms`.
+    async fn await_final_report(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            match app_report(&mut self.client, self.app).await {
+                Ok(r) if matches!(r.state.as_str(), "FINISHED" | "FAILED" | "KILLED") => return,
+                Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                Err(_) => return,
             }
         }
     }

@@ -72,12 +72,33 @@ fn site(extra: &[(&str, &str)]) -> String {
     text
 }
 
-/// A test's own directory, empty.
-fn test_dir(name: &str) -> PathBuf {
+/// A test's own directory, empty, removed with whatever its containers
+/// left running when the test ends, whether it passes or panics.
+struct TestDir(PathBuf);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        // Gated containers end on their own once they see `go`; anything
+        // else still running in this directory is killed with its group.
+        let _ = std::fs::write(self.0.join("out/go"), "");
+        reap_leftovers(&self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn test_dir(name: &str) -> TestDir {
     let dir = std::env::temp_dir().join(format!("weft-cluster-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("out")).unwrap();
-    dir
+    TestDir(dir)
 }
 
 /// A running RM on loopback.
@@ -132,8 +153,9 @@ async fn start_nm(rm: &Rm, dir: &Path, name: &str, memory_mb: u64) -> NodeManage
 }
 
 /// A command that records its pid and a file, says hello, then waits for
-/// `$OUT/go`.
-const GATED: &str = r#"echo $$ > "$OUT/$CONTAINER_ID.pid"; echo "hello from $CONTAINER_ID"; touch "$OUT/$CONTAINER_ID.ran"; while [ ! -e "$OUT/go" ]; do sleep 0.05; done"#;
+/// `$OUT/go`; it gives up (failing) after some two minutes, so not even a
+/// test process killed outright leaves it behind for long.
+const GATED: &str = r#"echo $$ > "$OUT/$CONTAINER_ID.pid"; echo "hello from $CONTAINER_ID"; touch "$OUT/$CONTAINER_ID.ran"; i=0; while [ ! -e "$OUT/go" ]; do i=$((i+1)); [ $i -gt 2400 ] && exit 3; sleep 0.05; done"#;
 
 fn shell(rm: &Rm, dir: &Path, queue: &str, n: u32, memory: u64, command: &str) -> ShellConfig {
     let mut c = ShellConfig::new(
@@ -255,15 +277,29 @@ fn release(dir: &Path) {
     std::fs::write(dir.join("out/go"), "").unwrap();
 }
 
-/// Kills whatever a test's containers left running (an abruptly killed node's).
+/// Kills whatever a test's containers left running (an abruptly killed
+/// node's, or every one when a test fails): each container's process group,
+/// if its leader is still alive and still works under `dir` (a pid may have
+/// been reused since).
 fn reap_leftovers(dir: &Path) {
-    for entry in std::fs::read_dir(dir.join("out")).unwrap().flatten() {
+    let Ok(entries) = std::fs::read_dir(dir.join("out")) else {
+        return;
+    };
+    for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(container) = name.strip_suffix(".pid") {
-            let pid = pid_of(dir, container);
-            if is_alive(pid) {
-                let _ = weft_nm::launch::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
-            }
+        if !name.ends_with(".pid") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let Ok(pid) = text.trim().parse::<u32>() else {
+            continue;
+        };
+        let ours =
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        if is_alive(pid) && ours {
+            let _ = weft_nm::launch::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
         }
     }
 }
@@ -389,7 +425,6 @@ async fn two_apps_in_two_queues_share_two_nodes_and_their_containers_run() {
     n1.stop().await;
     n2.stop().await;
     rm.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -453,7 +488,6 @@ async fn a_preempted_container_really_ends_and_its_app_asks_again() {
     n1.stop().await;
     n2.stop().await;
     rm.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -494,10 +528,8 @@ async fn a_node_killed_abruptly_is_lost_and_its_apps_are_told() {
         ("SUCCEEDED", 8, 4),
         "{a:?}"
     );
-    reap_leftovers(&dir);
     n1.stop().await;
     rm.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -545,7 +577,6 @@ async fn a_container_over_its_memory_limit_is_killed_with_the_figures() {
     assert_eq!((c.state.as_str(), c.exit_code), ("COMPLETE", Some(-104)));
     n1.stop().await;
     rm.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -623,7 +654,6 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
     assert_eq!(c.exit_code, Some(-107), "{c:?}");
     n1.stop().await;
     rm.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -669,7 +699,6 @@ async fn after_an_rm_restart_running_containers_keep_running_and_the_app_finishe
     assert_eq!(ran(&dir).len(), 2, "a container ran twice");
     n1.stop().await;
     rm.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 impl RunningShell {

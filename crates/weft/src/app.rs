@@ -93,7 +93,11 @@ pub(crate) async fn run(a: AppArgs) -> anyhow::Result<()> {
         }
         AppCommand::List { client, all } => {
             let mut c = client.connect()?;
-            let states = if all { vec!["ALL".to_owned()] } else { Vec::new() };
+            let states = if all {
+                vec!["ALL".to_owned()]
+            } else {
+                Vec::new()
+            };
             print(cli::application_list(&mut c, &states, &[], &[]).await?);
             Ok(())
         }
@@ -234,7 +238,11 @@ impl Printer {
         // At most one progress line a second, except the last.
         let now = Instant::now();
         let last = p.running == 0 && p.waiting == 0;
-        if !last && self.last_progress.is_some_and(|t| now - t < Duration::from_secs(1)) {
+        if !last
+            && self
+                .last_progress
+                .is_some_and(|t| now - t < Duration::from_secs(1))
+        {
             return;
         }
         self.last_progress = Some(now);

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::Args;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use weft_model::Resource;
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
 use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
@@ -56,7 +56,18 @@ pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
     if a.nodes == 0 {
         anyhow::bail!("--nodes must be at least 1");
     }
-    let dir = a.conf.or_else(weft_rm::config::default_conf_dir);
+    if a.memory_mb == 0 || a.vcores == 0 {
+        anyhow::bail!("--memory-mb and --vcores must be at least 1");
+    }
+    // Ctrl-C is caught from the start: the containers run in process groups
+    // of their own, which the terminal's SIGINT does not reach, so only an
+    // orderly stop of the nodes ends them.
+    let (stop_tx, stop) = watch::channel(false);
+    tokio::spawn(async move {
+        crate::shutdown_signal().await;
+        let _ = stop_tx.send(true);
+    });
+    let dir = a.conf.clone().or_else(weft_rm::config::default_conf_dir);
     let config = RmConfig::load(dir.as_deref()).context("cannot load the configuration")?;
     for w in &config.warnings {
         tracing::warn!("{w}");
@@ -77,49 +88,98 @@ pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
     }));
     let work = a
         .work_dir
+        .clone()
         .unwrap_or_else(|| std::env::temp_dir().join("weft-local"));
     let mut nodes = Vec::with_capacity(a.nodes);
+    let mut outcome = Ok(());
     for i in 0..a.nodes {
-        let mut config = NmConfig::new(
-            rm_url.clone(),
-            Resource::new(a.memory_mb, a.vcores),
-            work.join(format!("node{}", i + 1)),
-        );
-        config.rack = format!("/rack{}", i % 2 + 1);
-        config.memory_enforcement = MemoryEnforcement::Auto;
-        config.monitor_interval = Duration::from_millis(1000);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        nodes.push(NodeManager::start(config, listener).await?);
+        match start_node(&a, &rm_url, &work, i).await {
+            Ok(n) => nodes.push(n),
+            Err(e) => {
+                outcome = Err(e.context(format!("cannot start node {}", i + 1)));
+                break;
+            }
+        }
     }
-    print(format!(
-        "Weft local cluster: resource manager at {rm_url} ({source}), {} node(s) of {} MB and {} vcores; work directory {}\n",
-        a.nodes,
-        a.memory_mb,
-        a.vcores,
-        work.display()
-    ));
-    wait_for_nodes(&rm_url, a.nodes).await?;
-    for n in &nodes {
-        print(format!("  node {} at http://{}\n", n.node_id(), n.http_address()));
+    if outcome.is_ok() {
+        print(format!(
+            "Weft local cluster: resource manager at {rm_url} ({source}), {} node(s) of {} MB and {} vcores; containers run under {}\n",
+            a.nodes,
+            a.memory_mb,
+            a.vcores,
+            work.display()
+        ));
+        outcome = session(&a, &rm_url, &nodes, stop.clone(), started).await;
     }
-    if !a.no_demo {
-        demo(&rm_url, started).await?;
-    }
-    print(format!(
-        "\nThe cluster keeps running; Ctrl-C stops it. Try, from another terminal:\n  \
-         weft app submit --queue root.dev.shared --num-containers 4 --command 'echo hello from $CONTAINER_ID; sleep 3'\n  \
-         weft application -list -appStates ALL\n  \
-         weft node -list\n  \
-         curl {rm_url}/ws/v1/cluster/scheduler\n\
-         (weft is target/release/weft, or `cargo run --release -p weft --`.)\n"
-    ));
-    crate::shutdown_signal().await;
+    // Whatever happened, the nodes stop their containers before leaving.
     print("stopping the nodes and the resource manager\n".to_owned());
     for n in nodes {
         n.stop().await;
     }
     let _ = stop_rm.send(());
     rm_task.await??;
+    outcome
+}
+
+async fn start_node(
+    a: &LocalArgs,
+    rm_url: &str,
+    work: &std::path::Path,
+    i: usize,
+) -> anyhow::Result<NodeManager> {
+    let mut config = NmConfig::new(
+        rm_url.to_owned(),
+        Resource::new(a.memory_mb, a.vcores),
+        work.join(format!("node{}", i + 1)),
+    );
+    config.rack = format!("/rack{}", i % 2 + 1);
+    config.memory_enforcement = MemoryEnforcement::Auto;
+    config.monitor_interval = Duration::from_millis(1000);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    Ok(NodeManager::start(config, listener).await?)
+}
+
+/// The cluster's life once it is up: the nodes registered, the demo, then
+/// waiting for Ctrl-C.
+async fn session(
+    a: &LocalArgs,
+    rm_url: &str,
+    nodes: &[NodeManager],
+    mut stop: watch::Receiver<bool>,
+    started: Instant,
+) -> anyhow::Result<()> {
+    tokio::select! {
+        res = wait_for_nodes(rm_url, nodes.len()) => res?,
+        _ = stop.wait_for(|s| *s) => return Ok(()),
+    }
+    for n in nodes {
+        print(format!(
+            "  node {} at http://{}\n",
+            n.node_id(),
+            n.http_address()
+        ));
+    }
+    if !a.no_demo {
+        demo(rm_url, started, stop.clone()).await?;
+    }
+    if *stop.borrow() {
+        return Ok(());
+    }
+    // The clients' default address needs no flag.
+    let rm = if rm_url == "http://127.0.0.1:8088" {
+        String::new()
+    } else {
+        format!(" --rm {rm_url}")
+    };
+    print(format!(
+        "\nThe cluster keeps running; Ctrl-C stops it. Try, from another terminal:\n  \
+         weft app submit{rm} --queue root.dev.shared --num-containers 4 --command 'echo hello from $CONTAINER_ID; sleep 3'\n  \
+         weft application -list -appStates ALL{rm}\n  \
+         weft node -list{rm}\n  \
+         curl {rm_url}/ws/v1/cluster/scheduler\n\
+         (weft is target/release/weft, or `cargo run --release -p weft --`.)\n"
+    ));
+    let _ = stop.wait_for(|s| *s).await;
     Ok(())
 }
 
@@ -142,12 +202,15 @@ async fn wait_for_nodes(rm_url: &str, n: usize) -> anyhow::Result<()> {
 /// Two apps in two queues of the bundled configuration: `etl-bot` in
 /// `root.prod.etl` (weight 3) and `alice` in `root.dev.shared` (weight 1),
 /// each wanting more than half the cluster, so the shares show.
-async fn demo(rm_url: &str, started: Instant) -> anyhow::Result<()> {
+async fn demo(rm_url: &str, started: Instant, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     print("\nDemo: two applications of 16 containers (1 GB, 1 vcore, 4 s each) in root.prod.etl (weight 3) and root.dev.shared (weight 1).\n".to_owned());
     let command = "echo \"hello from $CONTAINER_ID on $NM_HTTP_ADDRESS\"; sleep 4";
     let (tx, mut events) = mpsc::unbounded_channel::<(usize, ShellEvent)>();
     let mut tasks = Vec::new();
-    let apps = [("prod", "etl-bot", "root.prod.etl"), ("dev", "alice", "root.dev.shared")];
+    let apps = [
+        ("prod", "etl-bot", "root.prod.etl"),
+        ("dev", "alice", "root.dev.shared"),
+    ];
     for (i, (name, user, queue)) in apps.iter().enumerate() {
         let mut config = ShellConfig::new(
             rm_url,
@@ -163,9 +226,14 @@ async fn demo(rm_url: &str, started: Instant) -> anyhow::Result<()> {
         config.name = format!("demo-{name}");
         config.interval = Duration::from_millis(250);
         let tx = tx.clone();
+        let mut stop = stop.clone();
+        // Ctrl-C kills the demo's apps, whose containers the RM then stops.
+        let cancel = async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
         tasks.push(tokio::spawn(distributed_shell::run(
             config,
-            std::future::pending(),
+            cancel,
             move |e| {
                 let _ = tx.send((i, e));
             },

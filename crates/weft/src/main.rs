@@ -329,10 +329,27 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("weft: {e:#}");
+            eprintln!("weft: {}", describe(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes on one line, each said once: some errors
+/// already end with their source's words, which `{:#}` would repeat.
+fn describe(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let words = cause.to_string();
+        if text.contains(&words) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&words);
+    }
+    text
 }
 
 async fn run(command: Command) -> anyhow::Result<()> {
@@ -493,12 +510,48 @@ mod tests {
     }
 
     #[test]
+    fn causes_are_said_once() {
+        #[derive(Debug)]
+        struct Connect(std::io::Error);
+        impl std::fmt::Display for Connect {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "cannot connect: {}", self.0)
+            }
+        }
+        impl std::error::Error for Connect {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = std::io::Error::other("connection refused");
+        let e = anyhow::Error::new(Connect(io)).context("cannot list the nodes");
+        assert_eq!(
+            describe(&e),
+            "cannot list the nodes: cannot connect: connection refused"
+        );
+    }
+
+    #[test]
     fn app_submit_keeps_its_command_whole() {
         let parsed = Weft::try_parse_from(yarn_spellings(
             [
-                "weft", "app", "submit", "--queue", "root.a", "--user", "alice",
-                "--num-containers", "4", "--memory-mb", "512", "--vcores", "1",
-                "--command", "sh -c \"echo -n hi\"", "--env", "A=1",
+                "weft",
+                "app",
+                "submit",
+                "--queue",
+                "root.a",
+                "--user",
+                "alice",
+                "--num-containers",
+                "4",
+                "--memory-mb",
+                "512",
+                "--vcores",
+                "1",
+                "--command",
+                "sh -c \"echo -n hi\"",
+                "--env",
+                "A=1",
             ]
             .into_iter()
             .map(str::to_owned),
@@ -508,7 +561,10 @@ mod tests {
             panic!("parsed as {:?}", parsed.command)
         };
         let text = format!("{a:?}");
-        assert!(text.contains(r#"command: "sh -c \"echo -n hi\"""#), "{text}");
+        assert!(
+            text.contains(r#"command: "sh -c \"echo -n hi\"""#),
+            "{text}"
+        );
         assert!(text.contains(r#"user: Some("alice")"#), "{text}");
     }
 
@@ -545,7 +601,10 @@ mod tests {
         assert!(Weft::try_parse_from(args("weft rm --conf conf --listen 127.0.0.1:0")).is_ok());
         assert!(Weft::try_parse_from(args("weft rm --state-store /var/lib/weft")).is_ok());
         assert!(Weft::try_parse_from(args("weft local --nodes 2 --no-demo")).is_ok());
-        assert!(Weft::try_parse_from(args("weft app status application_1_0001 --rm http://rm:1")).is_ok());
+        assert!(
+            Weft::try_parse_from(args("weft app status application_1_0001 --rm http://rm:1"))
+                .is_ok()
+        );
         assert!(Weft::try_parse_from(args("weft app kill application_1_0001")).is_ok());
         assert!(Weft::try_parse_from(args("weft app list --all")).is_ok());
     }

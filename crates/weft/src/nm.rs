@@ -58,7 +58,11 @@ impl NmArgs {
         let work_dir = self
             .work_dir
             .unwrap_or_else(|| std::env::temp_dir().join("weft-nm"));
-        let mut config = NmConfig::new(self.rm, Resource::new(self.memory_mb, self.vcores), work_dir);
+        let mut config = NmConfig::new(
+            self.rm,
+            Resource::new(self.memory_mb, self.vcores),
+            work_dir,
+        );
         config.rack = self.rack;
         config.http_address = self.http_address;
         config.node_id = match self.node_id {
@@ -106,8 +110,21 @@ mod tests {
     #[test]
     fn flags_become_settings() {
         let cmd = Cmd::parse_from([
-            "nm", "--rm", "http://rm:8088", "--memory-mb", "4096", "--vcores", "2", "--rack", "/r2",
-            "--work-dir", "/var/lib/weft", "--cgroup", "off", "--node-id", "n1:8042",
+            "nm",
+            "--rm",
+            "http://rm:8088",
+            "--memory-mb",
+            "4096",
+            "--vcores",
+            "2",
+            "--rack",
+            "/r2",
+            "--work-dir",
+            "/var/lib/weft",
+            "--cgroup",
+            "off",
+            "--node-id",
+            "n1:8042",
         ]);
         let (config, listen) = cmd.nm.config().unwrap();
         assert_eq!(config.capability, Resource::new(4096, 2));
@@ -115,9 +132,6 @@ mod tests {
         assert_eq!(config.node_id.unwrap().to_string(), "n1:8042");
         assert_eq!(listen.to_string(), "127.0.0.1:8042");
         let bad = Cmd::parse_from(["nm", "--node-id", "nope"]);
-        assert_eq!(
-            bad.nm.config().unwrap_err().to_string(),
-            "--node-id nope"
-        );
+        assert_eq!(bad.nm.config().unwrap_err().to_string(), "--node-id nope");
     }
 }
