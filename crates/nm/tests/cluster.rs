@@ -304,6 +304,18 @@ fn reap_leftovers(dir: &Path) {
     }
 }
 
+/// A queue's demand (as of the last update pass) in the scheduler's report.
+fn queue_demand_mb(report: &Value, queue: &str) -> Option<u64> {
+    match report {
+        Value::Object(o) if o.get("queueName").and_then(Value::as_str) == Some(queue) => {
+            o.get("demandResources")?.get("memory")?.as_u64()
+        }
+        Value::Object(o) => o.values().find_map(|v| queue_demand_mb(v, queue)),
+        Value::Array(a) => a.iter().find_map(|v| queue_demand_mb(v, queue)),
+        _ => None,
+    }
+}
+
 /// Running containers per app, from the RM's REST API.
 async fn running_by_app(rm: &Rm) -> BTreeMap<String, u64> {
     let apps = rm.get("/ws/v1/cluster/apps?states=RUNNING").await;
@@ -330,6 +342,17 @@ async fn two_apps_in_two_queues_share_two_nodes_and_their_containers_run() {
     .await;
     b.wait_for("b registered", |e| {
         matches!(e, ShellEvent::Registered { .. })
+    })
+    .await;
+    // Registered is not enough: both apps' asks must be in, and counted in
+    // their queues' demand by an update pass, before the nodes' first
+    // heartbeats; the scheduler skips a queue whose demand it has not seen,
+    // so the first to ask would take the nodes' room.
+    wait_until("both queues' demand to include the apps' asks", || async {
+        let scheduler = rm.get("/ws/v1/cluster/scheduler").await;
+        ["root.a", "root.b"]
+            .iter()
+            .all(|q| queue_demand_mb(&scheduler, q) == Some(8 * 128))
     })
     .await;
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
@@ -614,8 +637,11 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
         .await
         .unwrap();
     assert_eq!(answer.status, 202);
+    // A file exists as soon as the shell opens it, before it is written.
+    let written =
+        |name: &str| std::fs::read_to_string(out.join(name)).is_ok_and(|s| s.ends_with('\n'));
     wait_until("the AM container to start", || async {
-        out.join("am.pid").exists() && out.join("am.id").exists()
+        written("am.pid") && written("am.id")
     })
     .await;
     let am: ContainerId = std::fs::read_to_string(out.join("am.id"))
