@@ -193,7 +193,13 @@ pub enum ShellError {
         diagnostics: String,
     },
     /// The containers asked for are larger than the queue allows.
-    #[error("containers of {asked:?} are larger than queue {queue} allows ({max:?})")]
+    #[error(
+        "containers of {} MB and {} vcores are larger than queue {queue} allows ({} MB and {} vcores at most)",
+        asked.memory,
+        asked.vcores,
+        max.memory,
+        max.vcores
+    )]
     TooLarge {
         /// The size asked for.
         asked: ResourceDto,
