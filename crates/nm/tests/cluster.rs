@@ -50,7 +50,6 @@ const ALLOC: &str = r#"<allocations>
 </allocations>"#;
 
 fn site(extra: &[(&str, &str)]) -> String {
-    let mut text = String::from("<configuration>\n");
     let base = [
         ("yarn.scheduler.minimum-allocation-mb", "32"),
         ("yarn.resource-types.memory-mb.increment-allocation", "32"),
@@ -63,13 +62,7 @@ fn site(extra: &[(&str, &str)]) -> String {
         ),
         ("weft.rm.view-refresh-ms", "0"),
     ];
-    for (n, v) in base.iter().chain(extra) {
-        text.push_str(&format!(
-            "<property><name>{n}</name><value>{v}</value></property>\n"
-        ));
-    }
-    text.push_str("</configuration>\n");
-    text
+    weft_test_support::site_xml(&[&base[..], extra].concat())
 }
 
 /// A test's own directory, empty, removed with whatever its containers

@@ -480,16 +480,7 @@ mod tests {
 
     use super::*;
 
-    fn site(props: &[(&str, &str)]) -> String {
-        let mut text = String::from("<configuration>\n");
-        for (n, v) in props {
-            text.push_str(&format!(
-                "  <property><name>{n}</name><value>{v}</value></property>\n"
-            ));
-        }
-        text.push_str("</configuration>\n");
-        text
-    }
+    use weft_test_support::site_xml as site;
 
     #[test]
     fn the_shipped_configuration_loads_without_warnings() {
@@ -520,7 +511,7 @@ mod tests {
         assert_eq!(config.core.max_app_attempts, 4);
         expect![[r#"
             [
-                "built-in weft-site.xml: line 7, column 40: unknown service property weft.rm.lsiten (a typo?) is ignored",
+                "built-in weft-site.xml: line 7, column 38: unknown service property weft.rm.lsiten (a typo?) is ignored",
             ]
         "#]]
         .assert_debug_eq(&config.warnings);
@@ -533,9 +524,9 @@ mod tests {
         let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
         expect![[r#"
             built-in weft-site.xml: invalid service settings:
-              line 2, column 40: property weft.rm.listen: "localhost" is not a socket address such as 127.0.0.1:8088
-              line 3, column 51: property weft.rm.max-request-bytes: "0" is not a positive whole number
-              line 4, column 65: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
+              line 2, column 38: property weft.rm.listen: "localhost" is not a socket address such as 127.0.0.1:8088
+              line 3, column 49: property weft.rm.max-request-bytes: "0" is not a positive whole number
+              line 4, column 63: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
         .assert_eq(&err.to_string());
     }
 

@@ -20,16 +20,6 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(repo().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// Where `promtool` is: on PATH (Debian: `apt-get install -y prometheus`;
-/// `.ci/run` installs it).
-fn promtool() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join("promtool"))
-        .find(|p| p.is_file())
-        .expect("promtool is not on PATH; install it (Debian: apt-get install -y prometheus)")
-}
-
 /// Runs `weft` with `args` and `--help` last: clap parses every flag and
 /// value before it (an unknown flag or a bad address fails) and then prints
 /// the help instead of running.
@@ -108,7 +98,7 @@ fn service<'a>(compose: &'a str, name: &str) -> &'a str {
 #[test]
 fn prometheus_config_passes_promtool_and_scrapes_the_rm() {
     let file = repo().join("docker/prometheus.yml");
-    let out = Command::new(promtool())
+    let out = Command::new(weft_test_support::promtool())
         .args(["check", "config"])
         .arg(&file)
         .output()
