@@ -852,17 +852,21 @@ impl Agent {
         });
     }
 
-    /// One sample of every running container's memory; containers over
-    /// their limit (polled ones) are stopped with the diagnostic.
-    fn monitor(&mut self) {
-        let running: Vec<(ContainerId, u32)> = self
-            .containers
+    /// The running containers and their processes' ids.
+    fn running(&self) -> Vec<(ContainerId, u32)> {
+        self.containers
             .values()
             .filter_map(|c| match c.state {
                 State::Running { pid } => Some((c.id, pid)),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// One sample of every running container's memory; containers over
+    /// their limit (polled ones) are stopped with the diagnostic.
+    fn monitor(&mut self) {
+        let running = self.running();
         if running.is_empty() {
             return;
         }
@@ -905,14 +909,7 @@ impl Agent {
 
     /// Stops every container and unregisters.
     async fn shutdown(mut self, exits: &mut mpsc::UnboundedReceiver<Exit>) {
-        let running: Vec<(ContainerId, u32)> = self
-            .containers
-            .values()
-            .filter_map(|c| match c.state {
-                State::Running { pid } => Some((c.id, pid)),
-                _ => None,
-            })
-            .collect();
+        let running = self.running();
         if !running.is_empty() {
             tracing::info!(node = %self.node, containers = running.len(), "stopping containers");
         }
