@@ -279,6 +279,7 @@ impl ResourceManager {
             memory_mb_ms: 0,
             vcore_ms: 0,
             holdings: Default::default(),
+            set_aside_on: Default::default(),
         };
         if let Some(am) = am_resource.filter(|_| ask_for_am) {
             active.requests.add_any(
@@ -652,9 +653,7 @@ impl ResourceManager {
         for node in reserved {
             self.release_reservation(node, "its application ended");
         }
-        for idx in self.nodes.indices().collect::<Vec<_>>() {
-            self.nodes.get_mut(idx).preempted_for.remove(&h);
-        }
+        self.drop_set_asides(h);
         let containers: Vec<_> = self.active(h).containers.values().copied().collect();
         for c in containers {
             self.end_container(

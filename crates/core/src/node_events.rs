@@ -68,6 +68,7 @@ impl ResourceManager {
                 );
             }
             self.release_reservation(idx, "its node re-registered");
+            self.clear_node_set_asides(idx);
             let node = self.nodes.remove(idx);
             debug_assert!(
                 node.containers
@@ -331,6 +332,7 @@ impl ResourceManager {
                 None,
             );
         }
+        self.clear_node_set_asides(idx);
         let node = self.nodes.remove(idx);
         self.inactive_nodes.insert(
             node.id.clone(),

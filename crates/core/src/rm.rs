@@ -227,6 +227,10 @@ pub(crate) struct ActiveApp {
     pub(crate) vcore_ms: u64,
     /// Lower bounds on the sizes of the containers it holds, for preemption.
     pub(crate) holdings: Holdings,
+    /// Nodes holding room preemption set aside for it: exactly the nodes
+    /// whose `preempted_for` names it, so ending the app or its claim visits
+    /// those instead of every node in the cluster.
+    pub(crate) set_aside_on: std::collections::BTreeSet<NodeIdx>,
 }
 
 impl ResourceManager {
