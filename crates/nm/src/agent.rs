@@ -8,9 +8,11 @@
 //! container it allocates on this node in the heartbeat answer; an AM
 //! container is launched at once from the launch context the RM hands
 //! over, any other waits, `ALLOCATED`, until its AM starts it through
-//! `POST /ws/v1/node/containers/{id}/start`. A container the RM did not
-//! allocate here, or one already started, is refused: the node runs only
-//! what the RM allocated, once.
+//! `POST /ws/v1/node/containers/{id}/start` with the container's token. A
+//! container the RM did not allocate here, a start without the token the
+//! RM gave the node with the container, or one already started, is
+//! refused: the node runs only what the RM allocated, once, for the AM the
+//! RM gave it to.
 //!
 //! Processes are `launch`'s business, memory figures `memory`'s and
 //! `cgroup`'s, the HTTP API `http`'s.
@@ -35,6 +37,7 @@ use weft_rm::dto::nm::{
     NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse, RunningContainerDto,
     StopReasonDto,
 };
+use weft_rm::token::ContainerToken;
 
 use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
 use crate::config::{MemoryEnforcement, NmConfig, NmConfigError, identity};
@@ -88,6 +91,16 @@ pub enum StartContainerError {
         "container {0} is not allocated to this node (if the RM just allocated it, retry after the node's next heartbeat)"
     )]
     NotAllocated(ContainerId),
+    /// The call carries no container token.
+    #[error(
+        "the start call for container {0} carries no containerToken; send the one the resource manager gave with the container in its allocate answer"
+    )]
+    MissingToken(ContainerId),
+    /// The call's container token is not the one the RM gave the node.
+    #[error(
+        "the containerToken does not match the one the resource manager issued for container {0}; only the application master it was allocated to may start it"
+    )]
+    WrongToken(ContainerId),
     /// It was started already (or has ended).
     #[error("container {container} was already started; it is {state}")]
     AlreadyStarted {
@@ -122,6 +135,8 @@ pub struct AgentHandle {
 enum Command {
     Start {
         container: ContainerId,
+        /// The token as the caller sent it (`None`: none sent).
+        token: Option<String>,
         context: LaunchContext,
         reply: oneshot::Sender<Result<ContainerDto, StartContainerError>>,
     },
@@ -148,14 +163,17 @@ impl AgentHandle {
         rx.await.ok()
     }
 
-    /// Starts a container the RM allocated on this node with `context`.
+    /// Starts a container the RM allocated on this node with `context`,
+    /// for a caller showing `token` (the container's token, as sent).
     pub async fn start_container(
         &self,
         container: ContainerId,
+        token: Option<String>,
         context: LaunchContext,
     ) -> Result<ContainerDto, StartContainerError> {
         self.ask(|reply| Command::Start {
             container,
+            token,
             context,
             reply,
         })
@@ -339,6 +357,8 @@ struct Container {
     resource: Resource,
     priority: i32,
     is_am: bool,
+    /// What a start call must show (the RM's, from the heartbeat answer).
+    token: ContainerToken,
     state: State,
     stopping: Option<StopCause>,
     diagnostics: String,
@@ -413,18 +433,25 @@ impl Agent {
         match cmd {
             Command::Start {
                 container,
+                token,
                 context,
                 reply,
             } => {
-                let res = match self.containers.get(&container) {
-                    None => Err(StartContainerError::NotAllocated(container)),
-                    Some(c) if c.state != State::Allocated => {
+                // The token before the state: a caller without it learns
+                // nothing about the container beyond its being here.
+                let res = match (self.containers.get(&container), token) {
+                    (None, _) => Err(StartContainerError::NotAllocated(container)),
+                    (Some(_), None) => Err(StartContainerError::MissingToken(container)),
+                    (Some(c), Some(t)) if !c.token.matches(&t) => {
+                        Err(StartContainerError::WrongToken(container))
+                    }
+                    (Some(c), Some(_)) if c.state != State::Allocated => {
                         Err(StartContainerError::AlreadyStarted {
                             container,
                             state: c.state_name(),
                         })
                     }
-                    Some(_) => {
+                    (Some(_), Some(_)) => {
                         self.launch(container, &context);
                         Ok(self.dto(&self.containers[&container]))
                     }
@@ -659,6 +686,7 @@ impl Agent {
                     resource: alloc.resource.to_resource(),
                     priority: alloc.priority,
                     is_am: alloc.is_am,
+                    token: alloc.container_token,
                     state: State::Allocated,
                     stopping: None,
                     diagnostics: String::new(),

@@ -1,6 +1,7 @@
 //! The distributed shell (YARN's `DistributedShell`, as `weft app submit`):
 //! submits an application, acts as its unmanaged AM, asks for containers,
-//! starts the command in each through its node's API, re-asks for
+//! starts the command in each through its node's API (showing the
+//! container token the allocate answer gave), re-asks for
 //! containers that were preempted or lost with their node, and finishes the
 //! application with the outcome.
 //!
@@ -26,6 +27,7 @@ use weft_rm::dto::am::{
     AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AmRegisterResponse, AskDto,
 };
 use weft_rm::dto::apps::{NewApplicationDto, SubmitApplicationDto};
+use weft_rm::token::ContainerToken;
 
 use crate::dto::{ContainerBody, LaunchContext};
 
@@ -536,6 +538,7 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
             tokio::spawn(start_on_node(
                 a.node_http_address,
                 a.container_id,
+                a.container_token,
                 self.context(),
                 self.config.launch_timeout,
                 launch_tx.clone(),
@@ -756,6 +759,7 @@ impl<F> Shell<F> {
 async fn start_on_node(
     node: String,
     container: ContainerId,
+    token: ContainerToken,
     context: LaunchContext,
     timeout: Duration,
     done: mpsc::UnboundedSender<LaunchResult>,
@@ -764,7 +768,10 @@ async fn start_on_node(
         let mut client = RmClient::new(&format!("http://{node}"), None)
             .map_err(|e| format!("node {node}: {e}"))?;
         let path = format!("/ws/v1/node/containers/{container}/start");
-        let body = context.to_json();
+        let mut body = context.to_json();
+        // The node starts the container only for whoever shows the token
+        // the RM gave this AM with it.
+        body["containerToken"] = serde_json::Value::String(token.to_hex());
         let deadline = Instant::now() + timeout;
         let mut pause = Duration::from_millis(50);
         loop {

@@ -1,6 +1,6 @@
 //! The node's HTTP API, after YARN's NodeManager REST API: the node's
-//! report, its containers, starting a container the RM allocated here, and
-//! reading container logs (`docs/api.md`, "The node's API").
+//! report, its containers, starting a container the RM allocated here (for
+//! a caller with its token), and reading container logs (`docs/api.md`, "The node's API").
 //!
 //! Handlers parse and answer; every decision is the agent's. Errors are
 //! Hadoop's `RemoteException` bodies, as the RM answers them.
@@ -106,9 +106,21 @@ async fn start(
         .map_err(|e| ApiError::BadRequest(format!("the launch context is not valid JSON: {e}")))?;
     let context =
         LaunchContext::from_json(&value).map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    match api.handle.start_container(id, context).await {
+    let token = match value.get("containerToken") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(t)) => Some(t.clone()),
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "containerToken: expected a string (the token the allocate answer gave)".to_owned(),
+            ));
+        }
+    };
+    match api.handle.start_container(id, token, context).await {
         Ok(container) => Ok(json(StatusCode::OK, &ContainerBody { container })),
         Err(e @ StartContainerError::NotAllocated(_)) => Err(ApiError::NotFound(e.to_string())),
+        Err(e @ (StartContainerError::MissingToken(_) | StartContainerError::WrongToken(_))) => {
+            Err(ApiError::Forbidden(e.to_string()))
+        }
         Err(e @ (StartContainerError::AlreadyStarted { .. } | StartContainerError::Stopping)) => {
             Err(ApiError::Conflict(e.to_string()))
         }

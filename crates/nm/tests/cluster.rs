@@ -9,7 +9,8 @@
 //! its app asks again; a node killed abruptly is declared lost and its apps
 //! are told; a container over its memory limit is killed with the figures;
 //! a node launches an AM container from the submission's launch context and
-//! stops it when the app is killed; after an RM restart with its state
+//! stops it when the app is killed; a node starts a container only for a
+//! caller with the container's token from the AM's allocate answer, once; after an RM restart with its state
 //! store, the node re-registers with its running containers, they keep
 //! running, and the app finishes.
 //!
@@ -365,7 +366,7 @@ async fn two_apps_in_two_queues_share_two_nodes_and_their_containers_run() {
         BTreeMap::from([("root.a".to_owned(), 4), ("root.b".to_owned(), 4)])
     );
 
-    // The node runs only what the RM allocated it, once.
+    // The node runs only what the RM allocated it, for its AM only.
     let running = ran(&dir)[0].clone();
     let on_n1 = n1.handle().container(running.parse().unwrap()).await;
     let node = if on_n1.is_some() { &n1 } else { &n2 };
@@ -380,7 +381,9 @@ async fn two_apps_in_two_queues_share_two_nodes_and_their_containers_run() {
         .await
         .unwrap_err();
     assert!(
-        again.to_string().starts_with("409 Conflict: container"),
+        again
+            .to_string()
+            .starts_with("403 Forbidden: the start call for container"),
         "{again}"
     );
     let made_up = "container_1_0001_01_000042";
@@ -671,6 +674,131 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
     .await;
     let c = n1.handle().container(am).await.unwrap();
     assert_eq!(c.exit_code, Some(-107), "{c:?}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_caller_with_the_container_token_starts_a_container() {
+    let dir = test_dir("token");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    // An unmanaged AM, played by the test.
+    let mut am = rm.client();
+    let new: Value = am
+        .call(
+            Method::POST,
+            "/ws/v1/cluster/apps/new-application",
+            None::<&()>,
+        )
+        .await
+        .unwrap();
+    let app = new["application-id"].as_str().unwrap().to_owned();
+    let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
+    let answer = am
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(serde_json::to_vec(&submission).unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202);
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/register"),
+            Some(&json!({})),
+        )
+        .await
+        .unwrap();
+    let mut body = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let allocated = loop {
+        let answer: Value = am
+            .call(
+                Method::POST,
+                &format!("/ws/v1/am/{app}/allocate"),
+                Some(&body),
+            )
+            .await
+            .unwrap();
+        let response_id = answer["responseId"].as_u64().unwrap();
+        if let Some(c) = answer["allocated"].as_array().and_then(|l| l.first()) {
+            break c.clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "nothing allocated");
+        body = json!({"responseId": response_id});
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let container = allocated["containerId"].as_str().unwrap().to_owned();
+    let token = allocated["containerToken"].as_str().unwrap().to_owned();
+    let id: ContainerId = container.parse().unwrap();
+    wait_until("the node to hear of the container", || async {
+        n1.handle().container(id).await.is_some()
+    })
+    .await;
+    let mut node = RmClient::new(&format!("http://{}", n1.http_address()), None).unwrap();
+    let out = dir.join("out").to_string_lossy().into_owned();
+    let start = |command: &str, token: Option<&str>| {
+        let mut body = json!({"commands": {"command": command},
+                              "environment": {"entry": [{"key": "OUT", "value": out}]}});
+        if let Some(t) = token {
+            body["containerToken"] = json!(t);
+        }
+        body
+    };
+    let path = format!("/ws/v1/node/containers/{container}/start");
+    let hijack = r#"touch "$OUT/hijacked""#;
+    // A token of the right shape that differs in one digit is wrong.
+    let flipped = if token.starts_with('0') { "1" } else { "0" };
+    let wrong = format!("{flipped}{}", &token[1..]);
+    let mut refusals = String::new();
+    for t in [None, Some(wrong.as_str()), Some("not-a-token")] {
+        let e = node
+            .call::<Value>(Method::POST, &path, Some(&start(hijack, t)))
+            .await
+            .unwrap_err();
+        refusals.push_str(&e.to_string().replace(&container, "<container>"));
+        refusals.push('\n');
+        assert!(!e.to_string().contains(&wrong), "the token is echoed: {e}");
+    }
+    expect_test::expect![[r#"
+        403 Forbidden: the start call for container <container> carries no containerToken; send the one the resource manager gave with the container in its allocate answer
+        403 Forbidden: the containerToken does not match the one the resource manager issued for container <container>; only the application master it was allocated to may start it
+        403 Forbidden: the containerToken does not match the one the resource manager issued for container <container>; only the application master it was allocated to may start it
+    "#]]
+    .assert_eq(&refusals);
+    let c = n1.handle().container(id).await.unwrap();
+    assert_eq!(c.state, "ALLOCATED");
+    // The AM's token starts it, once.
+    let started: Value = node
+        .call(Method::POST, &path, Some(&start(GATED, Some(&token))))
+        .await
+        .unwrap();
+    assert_eq!(started["container"]["state"], "RUNNING");
+    let again = node
+        .call::<Value>(Method::POST, &path, Some(&start(hijack, Some(&token))))
+        .await
+        .unwrap_err();
+    assert!(
+        again.to_string().starts_with("409 Conflict: container"),
+        "{again}"
+    );
+    wait_until("the container to run", || async {
+        ran(&dir) == [container.clone()]
+    })
+    .await;
+    assert!(!dir.join("out/hijacked").exists());
+    release(&dir);
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/finish"),
+            Some(&json!({"finalStatus": "SUCCEEDED"})),
+        )
+        .await
+        .unwrap();
     n1.stop().await;
     rm.shutdown().await;
 }

@@ -13,8 +13,11 @@
 //! `responseId` sessions that make a repeated heartbeat or allocate call
 //! return the same answer without doing anything twice, launch contexts for
 //! AM containers, the nodes' own words about containers that ended (handed
-//! to their AMs), access checks for kill, move and priority, and the state
-//! store's records (with the recovery of the apps it holds at start).
+//! to their AMs), container tokens (drawn when the core allocates a
+//! container, handed to its node and its AM, forgotten once both have them
+//! or the container ends; see `token`), access checks for kill, move and
+//! priority, and the state store's records (with the recovery of the apps
+//! it holds at start).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,6 +41,7 @@ use crate::dto::nm::NodeHeartbeatResponse;
 use crate::event_log::EventLog;
 use crate::metrics::{Metrics, SchedulerMetrics};
 use crate::state_store::{StateStore, StoredApp};
+use crate::token::{TokenLedger, TokenSource};
 use crate::view::{AppExtra, AppView, View};
 
 /// Commands handled in one wake-up, at most.
@@ -437,6 +441,10 @@ struct Actor {
     store: Option<StateStore>,
     /// Nodes' diagnostics of completed containers, until their AM hears of them.
     node_diagnostics: BTreeMap<ContainerId, String>,
+    /// Where container tokens come from.
+    tokens: TokenSource,
+    /// Tokens not yet handed to both a container's node and its AM.
+    owed_tokens: TokenLedger,
     version: u64,
     dirty: bool,
     force_publish: bool,
@@ -457,6 +465,10 @@ pub(crate) struct Recovery {
 
 /// Starts the actor on the current runtime; it stops when `shutdown`
 /// resolves (or every handle is dropped), flushing the event log.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is a separate piece the server assembles; a struct would only rename them"
+)]
 pub(crate) fn spawn(
     core: ResourceManager,
     clock: Clock,
@@ -464,6 +476,7 @@ pub(crate) fn spawn(
     metrics: Arc<Metrics>,
     event_log: Option<EventLog>,
     recovery: Recovery,
+    tokens: TokenSource,
     shutdown: oneshot::Receiver<()>,
 ) -> (RmHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(settings.command_queue);
@@ -480,6 +493,8 @@ pub(crate) fn spawn(
         event_log,
         store: recovery.store,
         node_diagnostics: BTreeMap::new(),
+        tokens,
+        owed_tokens: TokenLedger::default(),
         version: 0,
         dirty: true,
         force_publish: false,
@@ -859,11 +874,15 @@ impl Actor {
             .node_heartbeat_interval
             .as_millis();
         let extras = &self.extras;
+        let (owed, tokens) = (&mut self.owed_tokens, &mut self.tokens);
         let res = Arc::new(NodeHeartbeatResponse::from_reply(
             response_id.saturating_add(1),
             interval,
             reply,
             |app| extras.get(&app).and_then(|e| e.launch_context.clone()),
+            // A container that ended before its node heard of it gets a
+            // token nobody else has: it cannot be started, as it should not.
+            |c| owed.for_node(c).unwrap_or_else(|| tokens.draw()),
         ));
         if let Some(session) = self.nodes.get_mut(&node) {
             session.last_response_id = response_id.saturating_add(1);
@@ -946,10 +965,13 @@ impl Actor {
             }
         }
         let clock = self.clock;
+        let (owed, tokens) = (&mut self.owed_tokens, &mut self.tokens);
         let res = Arc::new(AllocateResponseDto::from_reply(
             response_id.saturating_add(1),
             reply,
             |t| clock.epoch_ms(t),
+            // As for nodes: an ended container's token matches nothing.
+            |c| owed.for_am(c).unwrap_or_else(|| tokens.draw()),
         ));
         let session = self.ams.entry(app).or_default();
         session.last_response_id = response_id.saturating_add(1);
@@ -1136,6 +1158,8 @@ impl Actor {
                     ..
                 } => {
                     self.metrics.container_allocated(*locality);
+                    let token = self.tokens.draw();
+                    self.owed_tokens.allocated(*container, *is_am, token);
                     if *is_am {
                         let http = self
                             .nodes
@@ -1153,6 +1177,7 @@ impl Actor {
                     exit_status,
                     ..
                 } => {
+                    self.owed_tokens.ended(*container);
                     if *exit_status == exit_status::PREEMPTED {
                         self.metrics.container_preempted(queue);
                     }
@@ -1168,6 +1193,7 @@ impl Actor {
                     if state.is_final() {
                         self.metrics.app_ended(queue, *state);
                         self.ams.remove(app);
+                        self.owed_tokens.app_ended(*app);
                         if !self.node_diagnostics.is_empty() {
                             self.node_diagnostics.retain(|c, _| c.app() != *app);
                         }

@@ -6,7 +6,8 @@
 //! (`view`). Around that: configuration loading (`config`), the wire formats
 //! (`dto`), Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the optional state store
-//! that lets apps survive a restart (`state_store`), start and shutdown
+//! that lets apps survive a restart (`state_store`), the container tokens
+//! that let only a container's AM start it (`token`), start and shutdown
 //! (`server`), and the client side used by the `weft` command (`client`,
 //! `cli`, `load`).
 //!
@@ -29,6 +30,7 @@ pub mod server;
 pub mod state_store;
 #[cfg(test)]
 mod testing;
+pub mod token;
 pub mod view;
 
 pub use actor::{RmError, RmHandle};

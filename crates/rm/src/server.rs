@@ -26,6 +26,7 @@ use crate::http::{ApiParts, ApiState, router};
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
 use crate::state_store::{StateStore, StateStoreError};
+use crate::token::{TokenError, TokenSource};
 
 /// How often histogram samples are folded into buckets.
 const UPKEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
@@ -44,6 +45,9 @@ pub enum StartError {
     /// The state store could not be opened.
     #[error(transparent)]
     StateStore(#[from] StateStoreError),
+    /// Container tokens cannot be drawn.
+    #[error("cannot make container tokens: {0}")]
+    Tokens(#[from] TokenError),
 }
 
 /// Why serving stopped other than by the shutdown trigger.
@@ -106,6 +110,7 @@ impl Service {
             }
             None => Recovery::default(),
         };
+        let tokens = TokenSource::new()?;
         let (stop_actor, actor_stop_rx) = oneshot::channel();
         let (handle, actor) = actor::spawn(
             core,
@@ -120,6 +125,7 @@ impl Service {
             metrics.clone(),
             event_log,
             recovery,
+            tokens,
             actor_stop_rx,
         );
         let reloader = Arc::new(Reloader::new(

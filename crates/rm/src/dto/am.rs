@@ -13,6 +13,7 @@ use weft_core::{
 use weft_model::{AppId, ContainerId, NodeId, Priority};
 
 use crate::dto::{EpochMillis, InvalidField, ResourceDto, as_text, parse_field};
+use crate::token::ContainerToken;
 
 /// `POST /ws/v1/am/{appId}/register` (the body is optional).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +175,8 @@ pub struct AllocatedDto {
     pub priority: i32,
     /// How local it is to what was asked.
     pub locality: LocalityDto,
+    /// The secret the node asks for when the AM starts it.
+    pub container_token: ContainerToken,
 }
 
 /// How local an allocation is.
@@ -243,11 +246,13 @@ pub fn locality_name(locality: Locality) -> &'static str {
 
 impl AllocateResponseDto {
     /// The wire form of the core's reply (consumed, so nothing is copied);
-    /// `epoch_ms` turns core time into wall-clock milliseconds.
+    /// `epoch_ms` turns core time into wall-clock milliseconds, `token`
+    /// gives each allocated container's token.
     pub fn from_reply(
         response_id: u64,
         reply: AllocateReply,
         epoch_ms: impl Fn(weft_model::Time) -> EpochMillis,
+        mut token: impl FnMut(ContainerId) -> ContainerToken,
     ) -> AllocateResponseDto {
         AllocateResponseDto {
             response_id,
@@ -255,7 +260,10 @@ impl AllocateResponseDto {
                 .allocated
                 .into_iter()
                 .filter(|c| !c.is_am)
-                .map(allocated)
+                .map(|c| {
+                    let t = token(c.container);
+                    allocated(c, t)
+                })
                 .collect(),
             completed: reply.completed.into_iter().map(completed).collect(),
             preemption: reply.preemption.map(|p| PreemptionDto {
@@ -268,7 +276,7 @@ impl AllocateResponseDto {
     }
 }
 
-fn allocated(c: AllocatedContainer) -> AllocatedDto {
+fn allocated(c: AllocatedContainer, container_token: ContainerToken) -> AllocatedDto {
     AllocatedDto {
         container_id: c.container,
         node_id: c.node,
@@ -276,6 +284,7 @@ fn allocated(c: AllocatedContainer) -> AllocatedDto {
         resource: ResourceDto::from_resource(c.resource),
         priority: c.priority.0,
         locality: LocalityDto::from_locality(c.locality),
+        container_token,
     }
 }
 
@@ -373,7 +382,12 @@ mod tests {
             available: Resource::new(4096, 4),
             num_cluster_nodes: 2,
         };
-        let dto = AllocateResponseDto::from_reply(1, reply, |t| 1_000_000 + t.as_millis());
+        let dto = AllocateResponseDto::from_reply(
+            1,
+            reply,
+            |t| 1_000_000 + t.as_millis(),
+            |_| unreachable!("nothing was allocated"),
+        );
         assert_eq!(
             serde_json::to_string(&dto).unwrap(),
             r#"{"responseId":1,"allocated":[],"completed":[{"containerId":"container_5_0002_01_000003","state":"COMPLETE","exitStatus":-102,"diagnostics":"preempted"}],"preemption":{"deadline":1015000,"containers":["container_5_0002_01_000003"]},"availableResources":{"memory":4096,"vCores":4},"numClusterNodes":2}"#
@@ -396,7 +410,8 @@ mod tests {
             allocated: vec![container(1, true), container(2, false)],
             ..AllocateReply::default()
         };
-        let dto = AllocateResponseDto::from_reply(1, reply, |t| t.as_millis());
+        let token = |c: ContainerId| ContainerToken::from_hex(&format!("{:032x}", c.seq)).unwrap();
+        let dto = AllocateResponseDto::from_reply(1, reply, |t| t.as_millis(), token);
         let ids: Vec<String> = dto
             .allocated
             .iter()
@@ -404,6 +419,8 @@ mod tests {
             .collect();
         assert_eq!(ids, ["container_5_0002_01_000002"]);
         assert_eq!(dto.allocated[0].locality, LocalityDto::NodeLocal);
+        expect_test::expect![[r#"{"containerId":"container_5_0002_01_000002","nodeId":"h1:1","nodeHttpAddress":"h1:2","resource":{"memory":1024,"vCores":1},"priority":1,"locality":"NODE_LOCAL","containerToken":"00000000000000000000000000000002"}"#]]
+            .assert_eq(&serde_json::to_string(&dto.allocated[0]).unwrap());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use weft_core::{
 use weft_model::{AppId, ContainerId, NodeId, Priority};
 
 use crate::dto::{InvalidField, ResourceDto, as_text, parse_field};
+use crate::token::ContainerToken;
 
 /// `POST /ws/v1/nm/register`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -259,6 +260,9 @@ pub struct ContainerToLaunchDto {
     /// The submission's `am-container-spec`, for AM containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_context: Option<Arc<serde_json::Value>>,
+    /// The secret a start call for this container must carry (the same as
+    /// its AM's allocate answer gives).
+    pub container_token: ContainerToken,
 }
 
 /// The wire name of a stop reason.
@@ -274,12 +278,14 @@ pub fn stop_reason_name(reason: StopReason) -> &'static str {
 
 impl NodeHeartbeatResponse {
     /// The wire form of the core's reply; `launch_context` gives an AM
-    /// container's launch context by application.
+    /// container's launch context by application, `token` each allocated
+    /// container's token.
     pub fn from_reply(
         response_id: u64,
         interval_ms: u64,
         reply: HeartbeatReply,
         launch_context: impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
+        mut token: impl FnMut(ContainerId) -> ContainerToken,
     ) -> NodeHeartbeatResponse {
         NodeHeartbeatResponse {
             response_id,
@@ -296,7 +302,7 @@ impl NodeHeartbeatResponse {
             allocated_containers: reply
                 .allocated
                 .iter()
-                .map(|c| to_launch(c, &launch_context))
+                .map(|c| to_launch(c, &launch_context, token(c.container)))
                 .collect(),
         }
     }
@@ -305,6 +311,7 @@ impl NodeHeartbeatResponse {
 fn to_launch(
     c: &AllocatedContainer,
     launch_context: &impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
+    container_token: ContainerToken,
 ) -> ContainerToLaunchDto {
     let app = c.container.app();
     ContainerToLaunchDto {
@@ -314,6 +321,7 @@ fn to_launch(
         priority: c.priority.0,
         is_am: c.is_am,
         launch_context: if c.is_am { launch_context(app) } else { None },
+        container_token,
     }
 }
 
@@ -395,12 +403,18 @@ mod tests {
             }],
         };
         let ctx = Arc::new(serde_json::json!({"commands":{"command":"sleep 1"}}));
-        let res =
-            NodeHeartbeatResponse::from_reply(3, 1000, reply, |a| (a == app).then(|| ctx.clone()));
+        let token = ContainerToken::from_hex("0123456789abcdef0123456789abcdef").unwrap();
+        let res = NodeHeartbeatResponse::from_reply(
+            3,
+            1000,
+            reply,
+            |a| (a == app).then(|| ctx.clone()),
+            |_| token.clone(),
+        );
         let json = serde_json::to_string(&res).unwrap();
         assert_eq!(
             json,
-            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}}}]}"#
+            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}},"containerToken":"0123456789abcdef0123456789abcdef"}]}"#
         );
     }
 }

@@ -103,6 +103,44 @@ impl Rm {
     }
 }
 
+/// `body` with every container token replaced by `<token>`, after checking
+/// each is 32 lowercase hex digits (their values are random).
+fn hide_tokens(body: &str) -> String {
+    const KEY: &str = r#""containerToken":""#;
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.find(KEY) {
+        let (head, tail) = rest.split_at(at + KEY.len());
+        let token = &tail[..32];
+        assert!(
+            token
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+            "{token}"
+        );
+        assert_eq!(&tail[32..33], "\"");
+        out.push_str(head);
+        out.push_str("<token>");
+        rest = &tail[32..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Each container's token in an answer's list of containers.
+fn tokens(list: &Value) -> Vec<(String, String)> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["containerId"].as_str().unwrap().to_owned(),
+                c["containerToken"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
 #[tokio::test(start_paused = true)]
 async fn cluster_info_in_json_and_xml() {
     let rm = Rm::new();
@@ -187,8 +225,8 @@ async fn heartbeats_follow_the_response_id_and_repeat_answers() {
     let app = rm.submit("alice", "a").await;
     // The first heartbeat places the AM container, with the submission's launch context.
     let first = rm.heartbeat("h1:8041", 0, json!([])).await;
-    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}}}]}"#]]
-        .assert_eq(&first.body);
+    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>"}]}"#]]
+        .assert_eq(&hide_tokens(&first.body));
     // A repeat gets the same answer and decides nothing new.
     let again = rm.heartbeat("h1:8041", 0, json!([])).await;
     assert_eq!(again.body, first.body);
@@ -710,6 +748,48 @@ async fn app_priority() {
         .status,
         StatusCode::BAD_REQUEST
     );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn node_and_am_get_the_same_token_per_container_and_a_new_one_for_each() {
+    let rm = Rm::new();
+    rm.register("h1:8041", 8192, 8).await;
+    rm.register("h2:8041", 8192, 8).await;
+    let app = rm.submit("alice", "a").await;
+    let hb = rm.heartbeat("h1:8041", 0, json!([])).await.json();
+    let am = tokens(&hb["allocatedContainers"]);
+    assert_eq!(am.len(), 1);
+    let reg = post(&rm.router, &format!("/ws/v1/am/{app}/register"), json!({})).await;
+    assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 4}]});
+    assert_eq!(rm.allocate(&app, ask).await.status, StatusCode::OK);
+    // Two heartbeats from each node: one container each time.
+    let mut to_nodes = Vec::new();
+    for (node, id) in [
+        ("h1:8041", 1),
+        ("h2:8041", 0),
+        ("h1:8041", 2),
+        ("h2:8041", 1),
+    ] {
+        let hb = rm.heartbeat(node, id, json!([])).await;
+        assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
+        let hb = hb.json();
+        to_nodes.extend(tokens(&hb["allocatedContainers"]));
+    }
+    let answer = rm.allocate(&app, json!({"responseId": 1})).await;
+    let mut to_am = tokens(&answer.json()["allocated"]);
+    to_nodes.sort();
+    to_am.sort();
+    assert_eq!(to_am.len(), 4);
+    assert_eq!(to_nodes, to_am);
+    // Five containers (the AM's included), five tokens.
+    let distinct: std::collections::BTreeSet<&String> =
+        to_am.iter().chain(&am).map(|(_, t)| t).collect();
+    assert_eq!(distinct.len(), 5);
+    // A repeated allocate call replays the same tokens.
+    let again = rm.allocate(&app, json!({"responseId": 1})).await;
+    assert_eq!(again.body, answer.body);
     rm.stop().await;
 }
 
