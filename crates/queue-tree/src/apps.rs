@@ -169,6 +169,7 @@ impl QueueTree {
             runnable: false,
             runnable_pos: 0,
             listed_key: None,
+            listed_slot: 0,
         };
         let handle = match self.free_apps.pop() {
             Some(slot) => {

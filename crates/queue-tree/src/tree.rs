@@ -143,6 +143,8 @@ pub(crate) struct Queue {
     pub(crate) order: OrderSet,
     /// This queue's key in its parent's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
+    /// Its slot in the parent's `order` while `listed_key` is set.
+    pub(crate) listed_slot: u32,
     /// Scratch flag of the update pass: nothing below this queue changes.
     pub(crate) skip_update: bool,
 }
@@ -169,6 +171,8 @@ pub(crate) struct App {
     pub(crate) runnable_pos: u32,
     /// This app's key in its leaf's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
+    /// Its slot in the leaf's `order` while `listed_key` is set.
+    pub(crate) listed_slot: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -622,8 +626,8 @@ impl QueueTree {
         debug_assert!(queue.n_apps == 0 && queue.children.is_empty() && queue.order.is_empty());
         self.by_path.remove(&queue.path);
         if let Some(parent) = queue.parent {
-            if let Some(key) = queue.listed_key {
-                self.queue_mut(parent).order.remove(&key);
+            if queue.listed_key.is_some() {
+                self.queue_mut(parent).order.remove(queue.listed_slot);
             }
             self.queue_mut(parent).children.retain(|c| *c != id);
             self.rerank_children(parent);
@@ -824,7 +828,8 @@ impl QueueTree {
             &self.cluster,
         );
         if new != old {
-            self.queue_mut(parent).order.replace(&old, new);
+            let slot = self.queue(id).listed_slot;
+            self.queue_mut(parent).order.replace(slot, new);
             self.queue_mut(id).listed_key = Some(new);
         }
     }
@@ -841,7 +846,8 @@ impl QueueTree {
             &self.cluster,
         );
         if new != old {
-            self.queue_mut(leaf).order.replace(&old, new);
+            let slot = self.app(h).listed_slot;
+            self.queue_mut(leaf).order.replace(slot, new);
             self.app_mut(h).listed_key = Some(new);
         }
     }
@@ -880,15 +886,18 @@ impl QueueTree {
                     &self.app_key_inputs(h),
                     &self.cluster,
                 );
-                self.app_mut(h).listed_key = Some(key);
-                self.queue_mut(leaf).order.insert(key);
+                let slot = self.queue_mut(leaf).order.insert(key);
+                let app = self.app_mut(h);
+                app.listed_key = Some(key);
+                app.listed_slot = slot;
                 if self.queue(leaf).order.len() == 1 {
                     self.set_queue_listed(leaf, true);
                 }
             }
-            (Some(key), false) => {
+            (Some(_), false) => {
                 self.app_mut(h).listed_key = None;
-                self.queue_mut(leaf).order.remove(&key);
+                let slot = self.app(h).listed_slot;
+                self.queue_mut(leaf).order.remove(slot);
                 if self.queue(leaf).order.is_empty() {
                     self.set_queue_listed(leaf, false);
                 }
@@ -910,15 +919,18 @@ impl QueueTree {
                         &self.queue_key_inputs(cur),
                         &self.cluster,
                     );
-                    self.queue_mut(cur).listed_key = Some(key);
-                    self.queue_mut(parent).order.insert(key);
+                    let slot = self.queue_mut(parent).order.insert(key);
+                    let queue = self.queue_mut(cur);
+                    queue.listed_key = Some(key);
+                    queue.listed_slot = slot;
                     if self.queue(parent).order.len() != 1 {
                         return;
                     }
                 }
-                (Some(key), false) => {
+                (Some(_), false) => {
                     self.queue_mut(cur).listed_key = None;
-                    self.queue_mut(parent).order.remove(&key);
+                    let slot = self.queue(cur).listed_slot;
+                    self.queue_mut(parent).order.remove(slot);
                     if !self.queue(parent).order.is_empty() {
                         return;
                     }
@@ -972,6 +984,7 @@ impl Queue {
             waiting_apps: BTreeSet::new(),
             order: OrderSet::default(),
             listed_key: None,
+            listed_slot: 0,
             skip_update: false,
         }
     }
