@@ -27,6 +27,85 @@ pub(crate) struct Container {
     pub(crate) allocated_at: Time,
 }
 
+/// An app's live containers by sequence number.
+///
+/// A vector sorted by sequence number: a new container takes the app's next
+/// number, so it goes at the end, and a lookup is a binary search. An ended
+/// container leaves a hole (cheaper than a B-tree node update or shifting
+/// the rest); the holes are swept out once they outnumber the live entries,
+/// so the vector never holds more than twice the live containers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ContainerBook {
+    /// (sequence number, container) by sequence number; `HOLE` marks an ended one.
+    entries: Vec<(u64, ContainerIdx)>,
+    n_live: usize,
+}
+
+const HOLE: ContainerIdx = ContainerIdx(u32::MAX);
+
+impl ContainerBook {
+    /// Live containers.
+    pub(crate) fn len(&self) -> usize {
+        self.n_live
+    }
+
+    /// The live container with this sequence number.
+    pub(crate) fn get(&self, seq: &u64) -> Option<&ContainerIdx> {
+        let at = self.find(*seq).ok()?;
+        let (_, idx) = &self.entries[at];
+        (*idx != HOLE).then_some(idx)
+    }
+
+    /// Records a live container; returns the one it replaces, if any.
+    pub(crate) fn insert(&mut self, seq: u64, idx: ContainerIdx) -> Option<ContainerIdx> {
+        debug_assert!(idx != HOLE);
+        let old = match self.find(seq) {
+            Ok(at) => std::mem::replace(&mut self.entries[at].1, idx),
+            // Containers recovered after a restart may come in any order.
+            Err(at) => {
+                self.entries.insert(at, (seq, idx));
+                HOLE
+            }
+        };
+        if old == HOLE {
+            self.n_live += 1;
+            None
+        } else {
+            Some(old)
+        }
+    }
+
+    /// Forgets a container; returns it if it was live.
+    pub(crate) fn remove(&mut self, seq: &u64) -> Option<ContainerIdx> {
+        let at = self.find(*seq).ok()?;
+        let old = std::mem::replace(&mut self.entries[at].1, HOLE);
+        if old == HOLE {
+            return None;
+        }
+        self.n_live -= 1;
+        if self.entries.len() > 2 * self.n_live + 8 {
+            self.entries.retain(|(_, idx)| *idx != HOLE);
+        }
+        Some(old)
+    }
+
+    /// The live containers, by sequence number.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &ContainerIdx> + '_ {
+        self.entries
+            .iter()
+            .map(|(_, idx)| idx)
+            .filter(|idx| **idx != HOLE)
+    }
+
+    fn find(&self, seq: u64) -> Result<usize, usize> {
+        // New containers are the last; most lookups are of recent ones.
+        match self.entries.last() {
+            Some((last, _)) if *last < seq => Err(self.entries.len()),
+            _ => self.entries.binary_search_by_key(&seq, |(s, _)| *s),
+        }
+    }
+}
+
 impl ResourceManager {
     /// Creates a container for app `h` on `node` under `key` at `locality`,
     /// and books it everywhere.
@@ -51,7 +130,8 @@ impl ResourceManager {
         let app = self.active[h.index()]
             .as_mut()
             .expect("active app for a live handle");
-        app.requests.allocate(key, locality, &node.name, &node.rack);
+        app.requests
+            .allocate(key, locality, &node.name, &node.rack, now);
         let seq = app.next_container_seq;
         app.next_container_seq += 1;
         let id = ContainerId {
@@ -226,5 +306,42 @@ impl ResourceManager {
             return None;
         }
         app.containers.get(&id.seq).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// The book answers as a map from sequence numbers would, whatever
+        /// the order of insertions (recovery) and removals.
+        #[test]
+        fn container_book_behaves_as_a_map(ops in prop::collection::vec((any::<bool>(), 0u64..64, 0u32..1000), 0..400)) {
+            let mut book = ContainerBook::default();
+            let mut model: BTreeMap<u64, ContainerIdx> = BTreeMap::new();
+            let mut next_seq = 64;
+            for (insert, seq, idx) in ops {
+                if insert {
+                    // Mostly the app's next number, sometimes an older one.
+                    let seq = if idx % 4 == 0 { seq } else { next_seq += 1; next_seq };
+                    prop_assert_eq!(book.insert(seq, ContainerIdx(idx)), model.insert(seq, ContainerIdx(idx)));
+                } else {
+                    // Remove a live one most of the time.
+                    let seq = model.keys().nth(idx as usize % model.len().max(1)).copied().unwrap_or(seq);
+                    prop_assert_eq!(book.remove(&seq), model.remove(&seq));
+                }
+                prop_assert_eq!(book.len(), model.len());
+                prop_assert!(book.entries.len() <= 2 * book.len() + 8);
+                prop_assert_eq!(book.values().copied().collect::<Vec<_>>(), model.values().copied().collect::<Vec<_>>());
+                for s in [seq, next_seq, next_seq + 1] {
+                    prop_assert_eq!(book.get(&s), model.get(&s));
+                }
+            }
+        }
     }
 }

@@ -140,18 +140,25 @@ impl RequestTable {
     }
 
     /// Books one container allocated under `key` at `locality` on a node named
-    /// `node_name` in `rack`: the node, rack and anywhere counts go down as
-    /// far as the level reaches, as in YARN.
+    /// `node_name` in `rack` at `now`: the node, rack and anywhere counts go
+    /// down as far as the level reaches, as in YARN; the allowed locality
+    /// comes back down to what was achieved, and the time-based wait starts
+    /// again.
     pub(crate) fn allocate(
         &mut self,
         key: SchedKey,
         locality: Locality,
         node_name: &str,
         rack: &str,
+        now: Time,
     ) {
         let Some(state) = self.keys.get_mut(&key) else {
             return;
         };
+        if state.allowed.is_some_and(|allowed| locality < allowed) {
+            state.allowed = Some(locality);
+        }
+        state.last_scheduled = Some(now);
         if locality == Locality::NodeLocal {
             if let Some(a) = state.nodes.get_mut(node_name) {
                 a.count = a.count.saturating_sub(1);
@@ -267,16 +274,16 @@ mod tests {
             capability: Resource::new(1024, 1),
         };
         assert_eq!(t.keys[&key].unique_locations(), 3);
-        t.allocate(key, Locality::NodeLocal, "h1", "/r1");
+        t.allocate(key, Locality::NodeLocal, "h1", "/r1", Time::ZERO);
         let s = &t.keys[&key];
         assert_eq!(
             (s.node_count("h1"), s.rack_count("/r1"), s.any_count()),
             (0, 1, 2)
         );
-        t.allocate(key, Locality::OffSwitch, "h9", "/r9");
+        t.allocate(key, Locality::OffSwitch, "h9", "/r9", Time::ZERO);
         let s = &t.keys[&key];
         assert_eq!((s.rack_count("/r1"), s.any_count()), (1, 1));
-        t.allocate(key, Locality::RackLocal, "h2", "/r1");
+        t.allocate(key, Locality::RackLocal, "h2", "/r1", Time::ZERO);
         assert!(t.is_empty());
         assert!(t.keys.is_empty());
     }
