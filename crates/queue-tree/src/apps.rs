@@ -337,13 +337,15 @@ impl QueueTree {
 
     /// Records resources newly allocated to an app (a container started).
     pub fn add_usage(&mut self, h: AppHandle, res: Resource) {
-        self.app_mut(h).usage += res;
+        let app = self.app_mut(h);
+        app.usage += res;
+        let mut cur = Some(app.queue);
         self.rekey_app(h);
-        let mut cur = Some(self.app(h).queue);
         while let Some(q) = cur {
-            self.queue_mut(q).usage += res;
+            let queue = self.queue_mut(q);
+            queue.usage += res;
+            cur = queue.parent;
             self.rekey_queue(q);
-            cur = self.queue(q).parent;
         }
     }
 
@@ -353,17 +355,19 @@ impl QueueTree {
             res.fits_in(&self.app(h).usage),
             "releasing more than the app uses"
         );
-        self.app_mut(h).usage -= res;
+        let app = self.app_mut(h);
+        app.usage -= res;
+        let mut cur = Some(app.queue);
         self.rekey_app(h);
-        let mut cur = Some(self.app(h).queue);
         while let Some(q) = cur {
+            let queue = self.queue_mut(q);
             debug_assert!(
-                res.fits_in(&self.queue(q).usage),
+                res.fits_in(&queue.usage),
                 "releasing more than the queue uses"
             );
-            self.queue_mut(q).usage -= res;
+            queue.usage -= res;
+            cur = queue.parent;
             self.rekey_queue(q);
-            cur = self.queue(q).parent;
         }
     }
 

@@ -42,7 +42,7 @@ pub(crate) struct KeyInputs {
 /// is packed into `POLICY_WORDS` words (see `fair_key` and `drf_key` for how
 /// each comparator fits), so that ties, common among members with equal
 /// usage, reach the start time and name after few compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Eq)]
 pub(crate) struct OrderKey {
     /// [policy words..., start time, name tie-breaker high, low], compared in order.
     words: [u64; POLICY_WORDS + 3],
@@ -57,6 +57,21 @@ const POLICY_WORDS: usize = if N_RESOURCE_TYPES > 2 {
 } else {
     2
 };
+
+impl PartialEq for OrderKey {
+    /// Written out: a derived comparison of the word array calls `memcmp`.
+    #[inline]
+    fn eq(&self, other: &OrderKey) -> bool {
+        let mut i = 0;
+        while i < self.words.len() {
+            if self.words[i] != other.words[i] {
+                return false;
+            }
+            i += 1;
+        }
+        self.member == other.member
+    }
+}
 
 impl Ord for OrderKey {
     /// Word by word, first difference wins, written out so that it compiles
@@ -365,58 +380,60 @@ impl OrderSet {
     /// Gives the member in `slot` a new key (its inputs changed).
     pub(crate) fn replace(&mut self, slot: u32, new: OrderKey) {
         let old = std::mem::replace(&mut self.keys[slot as usize], new);
-        match &mut self.index {
-            Index::Ring { order, head, pos } => {
-                let mut ring = Ring {
-                    keys: &self.keys,
-                    order,
-                    head: *head,
-                    pos,
-                };
-                let at = ring.logical(ring.pos[slot as usize] as usize);
-                debug_assert_eq!(
-                    ring.slot_at(at),
-                    slot,
-                    "re-keying a slot that is not listed"
-                );
-                let len = ring.order.len();
-                if new > old {
-                    if at + 1 == len {
-                        return;
-                    }
-                    if ring.key_at(len - 1) < &new {
-                        if at == 0 {
-                            // First to last: the slot stays where it is and
-                            // the ring turns by one.
-                            *head = ring.physical(1);
-                            return;
-                        }
-                        ring.move_right(at, len - 1);
-                    } else {
-                        let to = ring.partition(at + 1, len - 1, &new) - 1;
-                        ring.move_right(at, to);
-                    }
-                } else {
-                    if at == 0 {
-                        return;
-                    }
-                    if &new < ring.key_at(0) {
-                        if at + 1 == len {
-                            // Last to first: the ring turns back by one.
-                            *head = ring.physical(len - 1);
-                            return;
-                        }
-                        ring.move_left(at, 0);
-                    } else {
-                        let to = ring.partition(1, at, &new);
-                        ring.move_left(at, to);
-                    }
-                }
-            }
+        let (order, head, pos) = match &mut self.index {
+            Index::Ring { order, head, pos } => (order, head, pos),
             Index::Tree(b) => {
                 b.remove(&old);
                 b.insert(new);
+                return;
             }
+        };
+        let len = order.len();
+        let here = pos[slot as usize] as usize;
+        debug_assert_eq!(order[here], slot, "re-keying a slot that is not listed");
+        let last = if *head == 0 { len - 1 } else { *head - 1 };
+        let grew = new > old;
+        // The turns of the ring first: they need no shifting at all.
+        if grew {
+            if here == last {
+                return;
+            }
+            if here == *head && self.keys[order[last] as usize] < new {
+                // First to last: the slot stays where it is and the ring turns by one.
+                *head = if *head + 1 == len { 0 } else { *head + 1 };
+                return;
+            }
+        } else {
+            if here == *head {
+                return;
+            }
+            if here == last && new < self.keys[order[*head] as usize] {
+                // Last to first: the ring turns back by one.
+                *head = last;
+                return;
+            }
+        }
+        let mut ring = Ring {
+            keys: &self.keys,
+            order,
+            head: *head,
+            pos,
+        };
+        let at = ring.logical(here);
+        if grew {
+            let to = if ring.key_at(len - 1) < &new {
+                len - 1
+            } else {
+                ring.partition(at + 1, len - 1, &new) - 1
+            };
+            ring.move_right(at, to);
+        } else {
+            let to = if &new < ring.key_at(0) {
+                0
+            } else {
+                ring.partition(1, at, &new)
+            };
+            ring.move_left(at, to);
         }
     }
 
@@ -425,7 +442,9 @@ impl OrderSet {
         match &self.index {
             Index::Ring { order, head, .. } => OrderIter::Ring {
                 keys: &self.keys,
-                order: order[*head..].iter().chain(order[..*head].iter()),
+                order,
+                next: *head,
+                left: order.len(),
             },
             Index::Tree(b) => OrderIter::Tree(b.iter()),
         }
@@ -498,40 +517,49 @@ impl Ring<'_> {
         lo
     }
 
-    fn put(&mut self, logical: usize, slot: u32) {
-        let i = self.physical(logical);
-        self.order[i] = slot;
-        self.pos[slot as usize] = i as u32;
-    }
-
     /// Moves the slot at logical `from` to `to` (after it), shifting those
     /// in between one place towards the front.
     fn move_right(&mut self, from: usize, to: usize) {
-        let slot = self.slot_at(from);
-        for i in from..to {
-            let next = self.slot_at(i + 1);
-            self.put(i, next);
+        let len = self.order.len();
+        let mut i = self.physical(from);
+        let slot = self.order[i];
+        for _ in from..to {
+            let next = if i + 1 == len { 0 } else { i + 1 };
+            let s = self.order[next];
+            self.order[i] = s;
+            self.pos[s as usize] = i as u32;
+            i = next;
         }
-        self.put(to, slot);
+        self.order[i] = slot;
+        self.pos[slot as usize] = i as u32;
     }
 
     /// Moves the slot at logical `from` to `to` (before it), shifting those
     /// in between one place towards the end.
     fn move_left(&mut self, from: usize, to: usize) {
-        let slot = self.slot_at(from);
-        for i in (to..from).rev() {
-            let prev = self.slot_at(i);
-            self.put(i + 1, prev);
+        let len = self.order.len();
+        let mut i = self.physical(from);
+        let slot = self.order[i];
+        for _ in to..from {
+            let prev = if i == 0 { len - 1 } else { i - 1 };
+            let s = self.order[prev];
+            self.order[i] = s;
+            self.pos[s as usize] = i as u32;
+            i = prev;
         }
-        self.put(to, slot);
+        self.order[i] = slot;
+        self.pos[slot as usize] = i as u32;
     }
 }
 
 /// Iteration in key order over either representation.
 pub(crate) enum OrderIter<'a> {
+    /// `left` members from index `next` of `order` on, wrapping around.
     Ring {
         keys: &'a [OrderKey],
-        order: std::iter::Chain<std::slice::Iter<'a, u32>, std::slice::Iter<'a, u32>>,
+        order: &'a [u32],
+        next: usize,
+        left: usize,
     },
     Tree(std::collections::btree_set::Iter<'a, OrderKey>),
 }
@@ -542,7 +570,24 @@ impl<'a> Iterator for OrderIter<'a> {
     #[inline]
     fn next(&mut self) -> Option<&'a OrderKey> {
         match self {
-            OrderIter::Ring { keys, order } => order.next().map(|s| &keys[*s as usize]),
+            OrderIter::Ring {
+                keys,
+                order,
+                next,
+                left,
+            } => {
+                if *left == 0 {
+                    return None;
+                }
+                let slot = order[*next];
+                *left -= 1;
+                *next = if *next + 1 == order.len() {
+                    0
+                } else {
+                    *next + 1
+                };
+                Some(&keys[slot as usize])
+            }
             OrderIter::Tree(i) => i.next(),
         }
     }

@@ -789,65 +789,46 @@ impl QueueTree {
     // ----- ordering maintenance -------------------------------------------------
 
     pub(crate) fn queue_key_inputs(&self, id: QueueId) -> KeyInputs {
-        let q = self.queue(id);
-        KeyInputs {
-            usage: q.usage,
-            demand: q.demand,
-            min_share: q.settings.min_share,
-            weight: q.settings.weight,
-            start: Time::ZERO,
-            priority: 0,
-            tie: u128::from(q.name_rank),
-            member: id.0,
-        }
+        queue_key_inputs(self.queue(id), id)
     }
 
     pub(crate) fn app_key_inputs(&self, h: AppHandle) -> KeyInputs {
-        let a = self.app(h);
-        KeyInputs {
-            usage: a.usage,
-            demand: a.demand,
-            min_share: Resource::ZERO,
-            weight: a.weight,
-            start: a.start,
-            priority: a.priority,
-            tie: a.tie,
-            member: h.0,
-        }
+        app_key_inputs(self.app(h), h)
     }
 
     /// Recomputes a listed queue's key in its parent's order.
+    ///
+    /// Every allocation and completion calls this on each level of its path,
+    /// so it looks each queue up once.
     pub(crate) fn rekey_queue(&mut self, id: QueueId) {
-        let Some(old) = self.queue(id).listed_key else {
+        let cluster = self.cluster;
+        let q = self.queue(id);
+        let (Some(old), Some(parent)) = (q.listed_key, q.parent) else {
             return;
         };
-        let parent = self.queue(id).parent.expect("a listed queue has a parent");
-        let new = OrderKey::new(
-            self.queue(parent).settings.policy,
-            &self.queue_key_inputs(id),
-            &self.cluster,
-        );
+        let inputs = queue_key_inputs(q, id);
+        let slot = q.listed_slot;
+        let p = self.queue_mut(parent);
+        let new = OrderKey::new(p.settings.policy, &inputs, &cluster);
         if new != old {
-            let slot = self.queue(id).listed_slot;
-            self.queue_mut(parent).order.replace(slot, new);
+            p.order.replace(slot, new);
             self.queue_mut(id).listed_key = Some(new);
         }
     }
 
     /// Recomputes a listed app's key in its leaf's order.
     pub(crate) fn rekey_app(&mut self, h: AppHandle) {
-        let Some(old) = self.app(h).listed_key else {
+        let cluster = self.cluster;
+        let a = self.app(h);
+        let Some(old) = a.listed_key else {
             return;
         };
-        let leaf = self.app(h).queue;
-        let new = OrderKey::new(
-            self.queue(leaf).settings.policy,
-            &self.app_key_inputs(h),
-            &self.cluster,
-        );
+        let inputs = app_key_inputs(a, h);
+        let (leaf, slot) = (a.queue, a.listed_slot);
+        let q = self.queue_mut(leaf);
+        let new = OrderKey::new(q.settings.policy, &inputs, &cluster);
         if new != old {
-            let slot = self.app(h).listed_slot;
-            self.queue_mut(leaf).order.replace(slot, new);
+            q.order.replace(slot, new);
             self.app_mut(h).listed_key = Some(new);
         }
     }
@@ -941,6 +922,34 @@ impl QueueTree {
             // the same change applies one level up.
             cur = parent;
         }
+    }
+}
+
+/// What a queue's policy ordering reads about a child queue.
+fn queue_key_inputs(q: &Queue, id: QueueId) -> KeyInputs {
+    KeyInputs {
+        usage: q.usage,
+        demand: q.demand,
+        min_share: q.settings.min_share,
+        weight: q.settings.weight,
+        start: Time::ZERO,
+        priority: 0,
+        tie: u128::from(q.name_rank),
+        member: id.0,
+    }
+}
+
+/// What a leaf's policy ordering reads about an app.
+fn app_key_inputs(a: &App, h: AppHandle) -> KeyInputs {
+    KeyInputs {
+        usage: a.usage,
+        demand: a.demand,
+        min_share: Resource::ZERO,
+        weight: a.weight,
+        start: a.start,
+        priority: a.priority,
+        tie: a.tie,
+        member: h.0,
     }
 }
 
