@@ -341,8 +341,9 @@ fn decide(ctx: &Ctx<'_>, app: &mut ActiveApp, reserved_key: Option<SchedKey>) ->
         if !state.can_relax_beyond(Location::Any) {
             continue;
         }
+        // The level check first: it spares counting locations when it decides.
         if state.any_count() > 0
-            && (state.unique_locations() <= 1 || allowed == Locality::OffSwitch)
+            && (allowed == Locality::OffSwitch || state.unique_locations() <= 1)
         {
             return place(
                 ctx,

@@ -63,6 +63,11 @@ impl ContainerBook {
             Ok(at) => std::mem::replace(&mut self.entries[at].1, idx),
             // Containers recovered after a restart may come in any order.
             Err(at) => {
+                if self.entries.capacity() == 0 {
+                    // Room for a handful at once: most apps hold several
+                    // containers, and growing from 4 costs a copy each time.
+                    self.entries.reserve_exact(8);
+                }
                 self.entries.insert(at, (seq, idx));
                 HOLE
             }

@@ -79,6 +79,13 @@ impl KeyState {
         ask.is_none_or(|a| a.relax_locality)
     }
 
+    /// True when nothing is outstanding at any location.
+    fn is_empty(&self) -> bool {
+        self.any_count() == 0
+            && self.racks.values().all(|a| a.count == 0)
+            && self.nodes.values().all(|a| a.count == 0)
+    }
+
     /// Distinct locations (anywhere included) with an outstanding ask.
     pub(crate) fn unique_locations(&self) -> usize {
         usize::from(self.any_count() > 0)
@@ -175,7 +182,9 @@ impl RequestTable {
                 self.pending -= key.capability;
             }
         }
-        self.prune(key);
+        if state.is_empty() {
+            self.keys.remove(&key);
+        }
     }
 
     /// Puts one container back under `key` (an AM container lost before it
@@ -207,13 +216,8 @@ impl RequestTable {
     /// Forgets a key with nothing outstanding at any location, keeping its
     /// delay-scheduling state only while something is asked.
     fn prune(&mut self, key: SchedKey) {
-        if let Some(state) = self.keys.get(&key) {
-            let empty = state.any_count() == 0
-                && state.racks.values().all(|a| a.count == 0)
-                && state.nodes.values().all(|a| a.count == 0);
-            if empty {
-                self.keys.remove(&key);
-            }
+        if self.keys.get(&key).is_some_and(KeyState::is_empty) {
+            self.keys.remove(&key);
         }
     }
 }

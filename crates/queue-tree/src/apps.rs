@@ -412,11 +412,13 @@ impl QueueTree {
     }
 
     /// The app's id.
+    #[inline]
     pub fn app_id(&self, h: AppHandle) -> AppId {
         self.app(h).id
     }
 
     /// The app's leaf.
+    #[inline]
     pub fn app_queue(&self, h: AppHandle) -> QueueId {
         self.app(h).queue
     }
@@ -427,11 +429,13 @@ impl QueueTree {
     }
 
     /// The app's current usage.
+    #[inline]
     pub fn app_usage(&self, h: AppHandle) -> Resource {
         self.app(h).usage
     }
 
     /// The app's outstanding asks as last reported.
+    #[inline]
     pub fn app_pending(&self, h: AppHandle) -> Resource {
         self.app(h).pending
     }
@@ -442,6 +446,7 @@ impl QueueTree {
     }
 
     /// The app's instantaneous fair share as of the last update.
+    #[inline]
     pub fn app_fair_share(&self, h: AppHandle) -> Resource {
         self.app(h).fair_share
     }
@@ -462,16 +467,19 @@ impl QueueTree {
     }
 
     /// True when the app is runnable (not waiting on a running-app limit).
+    #[inline]
     pub fn app_is_runnable(&self, h: AppHandle) -> bool {
         self.app(h).runnable
     }
 
     /// True once the app's AM container was allocated (always false for unmanaged AMs).
+    #[inline]
     pub fn app_am_started(&self, h: AppHandle) -> bool {
         self.app(h).am_started
     }
 
     /// True for an unmanaged AM (it needs no AM container).
+    #[inline]
     pub fn app_is_unmanaged(&self, h: AppHandle) -> bool {
         self.app(h).unmanaged_am
     }
@@ -495,6 +503,7 @@ impl QueueTree {
     }
 
     /// True when some runnable app has pending asks (a walk could find work).
+    #[inline]
     pub fn has_schedulable_apps(&self) -> bool {
         !self.queue(ROOT).order.is_empty()
     }
@@ -517,7 +526,8 @@ impl QueueTree {
 
     fn walk_queue<T>(&self, id: QueueId, visit: &mut impl FnMut(AppHandle) -> Visit<T>) -> Flow<T> {
         let queue = self.queue(id);
-        if !queue.usage.fits_in(&queue.settings.max_share) {
+        let max = &queue.settings.max_share;
+        if *max != Resource::UNBOUNDED && !queue.usage.fits_in(max) {
             return Flow::Continue;
         }
         for key in &queue.order {
@@ -541,7 +551,9 @@ impl QueueTree {
         let mut cur = Some(leaf);
         while let Some(q) = cur {
             let queue = self.queue(q);
-            if !(queue.usage + res).fits_in(&queue.settings.max_share) {
+            // Most queues have no max share: skip the sum for them.
+            let max = &queue.settings.max_share;
+            if *max != Resource::UNBOUNDED && !(queue.usage + res).fits_in(max) {
                 return false;
             }
             cur = queue.parent;
@@ -555,6 +567,7 @@ impl QueueTree {
     }
 
     /// Cluster capacity minus everything allocated (Hadoop's root "available").
+    #[inline]
     pub fn cluster_available(&self) -> Resource {
         self.cluster - self.queue(ROOT).usage
     }

@@ -392,43 +392,50 @@ impl OrderSet {
         let here = pos[slot as usize] as usize;
         debug_assert_eq!(order[here], slot, "re-keying a slot that is not listed");
         let last = if *head == 0 { len - 1 } else { *head - 1 };
-        let grew = new > old;
-        // The turns of the ring first: they need no shifting at all.
-        if grew {
+        // Each branch compares with the far end once: past it, the member
+        // goes there (a turn of the ring if it is at the near end, needing
+        // no shifting at all); otherwise a binary search finds its place.
+        if new > old {
             if here == last {
                 return;
             }
-            if here == *head && self.keys[order[last] as usize] < new {
+            let past_last = self.keys[order[last] as usize] < new;
+            if past_last && here == *head {
                 // First to last: the slot stays where it is and the ring turns by one.
                 *head = if *head + 1 == len { 0 } else { *head + 1 };
                 return;
             }
-        } else {
-            if here == *head {
-                return;
-            }
-            if here == last && new < self.keys[order[*head] as usize] {
-                // Last to first: the ring turns back by one.
-                *head = last;
-                return;
-            }
-        }
-        let mut ring = Ring {
-            keys: &self.keys,
-            order,
-            head: *head,
-            pos,
-        };
-        let at = ring.logical(here);
-        if grew {
-            let to = if ring.key_at(len - 1) < &new {
+            let mut ring = Ring {
+                keys: &self.keys,
+                order,
+                head: *head,
+                pos,
+            };
+            let at = ring.logical(here);
+            let to = if past_last {
                 len - 1
             } else {
                 ring.partition(at + 1, len - 1, &new) - 1
             };
             ring.move_right(at, to);
         } else {
-            let to = if &new < ring.key_at(0) {
+            if here == *head {
+                return;
+            }
+            let before_first = new < self.keys[order[*head] as usize];
+            if before_first && here == last {
+                // Last to first: the ring turns back by one.
+                *head = last;
+                return;
+            }
+            let mut ring = Ring {
+                keys: &self.keys,
+                order,
+                head: *head,
+                pos,
+            };
+            let at = ring.logical(here);
+            let to = if before_first {
                 0
             } else {
                 ring.partition(1, at, &new)
@@ -438,6 +445,7 @@ impl OrderSet {
     }
 
     /// The members in key order.
+    #[inline]
     pub(crate) fn iter(&self) -> OrderIter<'_> {
         match &self.index {
             Index::Ring { order, head, .. } => OrderIter::Ring {
@@ -597,6 +605,7 @@ impl<'a> IntoIterator for &'a OrderSet {
     type Item = &'a OrderKey;
     type IntoIter = OrderIter<'a>;
 
+    #[inline]
     fn into_iter(self) -> OrderIter<'a> {
         self.iter()
     }

@@ -272,6 +272,7 @@ impl QueueTree {
     }
 
     /// The cluster capacity the tree shares out.
+    #[inline]
     pub fn cluster_capacity(&self) -> Resource {
         self.cluster
     }
@@ -386,6 +387,7 @@ impl QueueTree {
     }
 
     /// A queue's path.
+    #[inline]
     pub fn queue_path(&self, id: QueueId) -> &QueuePath {
         &self.queue(id).path
     }
@@ -396,6 +398,7 @@ impl QueueTree {
     }
 
     /// A queue's parent (`None` for root).
+    #[inline]
     pub fn queue_parent(&self, id: QueueId) -> Option<QueueId> {
         self.queue(id).parent
     }
@@ -406,11 +409,13 @@ impl QueueTree {
     }
 
     /// A queue's effective settings.
+    #[inline]
     pub fn queue_settings(&self, id: QueueId) -> &QueueSettings {
         &self.queue(id).settings
     }
 
     /// A queue's current usage.
+    #[inline]
     pub fn queue_usage(&self, id: QueueId) -> Resource {
         self.queue(id).usage
     }
@@ -543,18 +548,22 @@ impl QueueTree {
         Ok(created.expect("the leaf itself was missing"))
     }
 
+    #[inline]
     pub(crate) fn queue(&self, id: QueueId) -> &Queue {
         self.queues[id.0 as usize].as_ref().expect("live queue id")
     }
 
+    #[inline]
     pub(crate) fn queue_mut(&mut self, id: QueueId) -> &mut Queue {
         self.queues[id.0 as usize].as_mut().expect("live queue id")
     }
 
+    #[inline]
     pub(crate) fn app(&self, h: AppHandle) -> &App {
         self.apps[h.0 as usize].as_ref().expect("live app handle")
     }
 
+    #[inline]
     pub(crate) fn app_mut(&mut self, h: AppHandle) -> &mut App {
         self.apps[h.0 as usize].as_mut().expect("live app handle")
     }
