@@ -530,20 +530,37 @@ impl QueueTree {
         if *max != Resource::UNBOUNDED && !queue.usage.fits_in(max) {
             return Flow::Continue;
         }
-        for key in &queue.order {
-            let flow = match queue.kind {
-                QueueKind::Parent => self.walk_queue(QueueId(key.member), visit),
-                QueueKind::Leaf => match visit(AppHandle(key.member)) {
-                    Visit::Took(v) => Flow::Done(Some(v)),
-                    Visit::Pass => Flow::Continue,
-                    Visit::Stop => Flow::Done(None),
-                },
-            };
-            if let Flow::Done(v) = flow {
+        // The first member usually takes the node: it is cached in the set,
+        // and the others are read in order only when it passes.
+        let Some(first) = queue.order.first() else {
+            return Flow::Continue;
+        };
+        if let Flow::Done(v) = self.walk_member(queue.kind, first, visit) {
+            return Flow::Done(v);
+        }
+        for key in queue.order.iter().skip(1) {
+            if let Flow::Done(v) = self.walk_member(queue.kind, key.member, visit) {
                 return Flow::Done(v);
             }
         }
         Flow::Continue
+    }
+
+    #[inline]
+    fn walk_member<T>(
+        &self,
+        kind: QueueKind,
+        member: u32,
+        visit: &mut impl FnMut(AppHandle) -> Visit<T>,
+    ) -> Flow<T> {
+        match kind {
+            QueueKind::Parent => self.walk_queue(QueueId(member), visit),
+            QueueKind::Leaf => match visit(AppHandle(member)) {
+                Visit::Took(v) => Flow::Done(Some(v)),
+                Visit::Pass => Flow::Continue,
+                Visit::Stop => Flow::Done(None),
+            },
+        }
     }
 
     /// True when `res` more would keep the queue and all its ancestors within their max shares.

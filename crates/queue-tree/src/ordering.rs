@@ -244,6 +244,9 @@ fn fifo_key(m: &KeyInputs) -> OrderKey {
 /// members the set becomes a `BTreeSet` of keys.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OrderSet {
+    /// The first member, while the set is not empty: the walk reads it
+    /// without touching the set's vectors.
+    first: u32,
     /// Keys by slot; a free slot keeps a stale key.
     keys: Vec<OrderKey>,
     /// Free slots, reused last freed first.
@@ -293,6 +296,12 @@ impl OrderSet {
 
     /// Lists a member; returns the slot it keeps until removed.
     pub(crate) fn insert(&mut self, key: OrderKey) -> u32 {
+        let slot = self.insert_slot(key);
+        self.refresh_first();
+        slot
+    }
+
+    fn insert_slot(&mut self, key: OrderKey) -> u32 {
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.keys[slot as usize] = key;
@@ -329,6 +338,11 @@ impl OrderSet {
 
     /// Unlists the member in `slot`.
     pub(crate) fn remove(&mut self, slot: u32) {
+        self.remove_slot(slot);
+        self.refresh_first();
+    }
+
+    fn remove_slot(&mut self, slot: u32) {
         self.free.push(slot);
         let mut shrunk = false;
         match &mut self.index {
@@ -379,6 +393,25 @@ impl OrderSet {
 
     /// Gives the member in `slot` a new key (its inputs changed).
     pub(crate) fn replace(&mut self, slot: u32, new: OrderKey) {
+        self.move_slot(slot, new);
+        self.refresh_first();
+    }
+
+    /// The first member, if any.
+    #[inline]
+    pub(crate) fn first(&self) -> Option<u32> {
+        (!self.is_empty()).then_some(self.first)
+    }
+
+    fn refresh_first(&mut self) {
+        let first = match &self.index {
+            Index::Ring { order, head, .. } => order.get(*head).map(|s| &self.keys[*s as usize]),
+            Index::Tree(b) => b.first(),
+        };
+        self.first = first.map_or(0, |k| k.member);
+    }
+
+    fn move_slot(&mut self, slot: u32, new: OrderKey) {
         let old = std::mem::replace(&mut self.keys[slot as usize], new);
         let (order, head, pos) = match &mut self.index {
             Index::Ring { order, head, pos } => (order, head, pos),
@@ -906,6 +939,7 @@ mod tests {
                     _ => {}
                 }
                 prop_assert_eq!(set.len(), model.len());
+                prop_assert_eq!(set.first(), model.first().map(|k| k.member));
                 prop_assert_eq!(set.iter().copied().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
             }
         });
