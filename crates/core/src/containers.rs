@@ -175,6 +175,7 @@ impl ResourceManager {
         }
         let app = self.active_mut(h);
         app.containers.insert(seq, idx);
+        app.holdings.add(resource, is_am);
         // The AM container is launched for the AM, not offered to it: YARN
         // never lists it in allocate replies, and an AM that finds a
         // container it did not ask for gives it back (which would end it).
@@ -268,6 +269,7 @@ impl ResourceManager {
         self.tree.remove_usage(h, container.resource);
         let app = self.active_mut(h);
         app.containers.remove(&container.id.seq);
+        app.holdings.remove(container.is_am);
         app.completed.push(CompletedContainer {
             container: container.id,
             exit_status,

@@ -98,6 +98,31 @@ impl ResourceManager {
                     app.id
                 ));
             }
+            let (n_am, n_other) = app.holdings.counts();
+            let ams = app
+                .containers
+                .values()
+                .filter(|c| self.container(**c).is_am)
+                .count() as u32;
+            if (n_am, n_other) != (ams, app.containers.len() as u32 - ams) {
+                problems.push(format!(
+                    "app {} counts {n_am} AM and {n_other} other containers, holds {ams} AM of {}",
+                    app.id,
+                    app.containers.len()
+                ));
+            }
+            if let Some(least) = app.holdings.least_other() {
+                let below = app.containers.values().any(|c| {
+                    let c = self.container(*c);
+                    !c.is_am && !least.fits_in(&c.resource)
+                });
+                if below {
+                    problems.push(format!(
+                        "app {} holds a container below its recorded least size {least}",
+                        app.id
+                    ));
+                }
+            }
             if app.requests.pending() != self.tree.app_pending(app.handle) {
                 problems.push(format!(
                     "app {} pending asks disagree with the tree",

@@ -173,6 +173,7 @@ impl ResourceManager {
             launched: false,
             memory_mb_ms: 0,
             vcore_ms: 0,
+            holdings: Default::default(),
         };
         if let Some(am) = am_resource {
             active.requests.add_any(

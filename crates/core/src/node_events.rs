@@ -218,6 +218,7 @@ impl ResourceManager {
             }
             let app = self.active_mut(h);
             app.containers.insert(rc.container.seq, cidx);
+            app.holdings.add(rc.resource, is_am);
             app.next_container_seq = app.next_container_seq.max(rc.container.seq + 1);
         }
     }

@@ -11,8 +11,8 @@
 use weft_model::{Resource, Time};
 use weft_preemption::AppSlot;
 use weft_preemption::{
-    AppInfo, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionOutput, PreemptionView,
-    QueueInfo, QueueSlot, Transition, TransitionKind,
+    AppHoldings, AppInfo, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionOutput,
+    PreemptionView, QueueInfo, QueueSlot, Transition, TransitionKind,
 };
 use weft_queue_tree::{AppHandle, QueueKind};
 
@@ -161,6 +161,14 @@ impl PreemptionView for CoreView<'_> {
             .and_then(Option::as_ref);
         n.into_iter()
             .flat_map(move |n| n.containers.iter().map(move |c| self.info(*c)))
+    }
+
+    fn app_holdings(&self, app: AppSlot) -> Option<AppHoldings> {
+        let a = self.rm.active.get(app.0 as usize)?.as_ref()?;
+        Some(AppHoldings {
+            least_non_am: a.holdings.least_other(),
+            least_am: a.holdings.least_am(),
+        })
     }
 
     fn app_containers(&self, app: AppSlot) -> impl Iterator<Item = (NodeSlot, ContainerInfo)> {

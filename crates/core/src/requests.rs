@@ -192,6 +192,11 @@ impl RequestTable {
         self.pending
     }
 
+    /// Outstanding containers asked for anywhere, over every key.
+    pub(crate) fn pending_containers(&self) -> u64 {
+        self.keys.values().map(|s| u64::from(s.any_count())).sum()
+    }
+
     /// True when nothing is asked anywhere.
     #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {

@@ -152,6 +152,56 @@ pub struct AppRecord {
     pub(crate) handle: Option<AppHandle>,
 }
 
+/// How many AM and other containers an app holds, and a size none of each
+/// kind is below: preemption skips apps that could not give any container.
+/// A bound only goes down while the app holds that kind, and resets when it
+/// holds none, so it stays a valid lower bound at the cost of one compare.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Holdings {
+    n_am: u32,
+    n_other: u32,
+    least_am: Resource,
+    least_other: Resource,
+}
+
+impl Holdings {
+    pub(crate) fn add(&mut self, size: Resource, is_am: bool) {
+        let (n, least) = if is_am {
+            (&mut self.n_am, &mut self.least_am)
+        } else {
+            (&mut self.n_other, &mut self.least_other)
+        };
+        *least = if *n == 0 {
+            size
+        } else {
+            least.component_min(size)
+        };
+        *n += 1;
+    }
+
+    pub(crate) fn remove(&mut self, is_am: bool) {
+        let n = if is_am {
+            &mut self.n_am
+        } else {
+            &mut self.n_other
+        };
+        *n = n.saturating_sub(1);
+    }
+
+    /// Containers counted, AM and other.
+    pub(crate) fn counts(&self) -> (u32, u32) {
+        (self.n_am, self.n_other)
+    }
+
+    pub(crate) fn least_am(&self) -> Option<Resource> {
+        (self.n_am > 0).then_some(self.least_am)
+    }
+
+    pub(crate) fn least_other(&self) -> Option<Resource> {
+        (self.n_other > 0).then_some(self.least_other)
+    }
+}
+
 /// Scheduling state of an app in the tree.
 #[derive(Clone, Debug)]
 pub(crate) struct ActiveApp {
@@ -178,6 +228,8 @@ pub(crate) struct ActiveApp {
     pub(crate) memory_mb_ms: u64,
     /// Vcores × milliseconds of ended containers not yet folded into the record.
     pub(crate) vcore_ms: u64,
+    /// Lower bounds on the sizes of the containers it holds, for preemption.
+    pub(crate) holdings: Holdings,
 }
 
 impl ResourceManager {

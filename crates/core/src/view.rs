@@ -21,6 +21,8 @@ pub struct AppReport {
     pub running_containers: u32,
     /// Outstanding asks.
     pub pending: Resource,
+    /// Outstanding containers asked for anywhere.
+    pub pending_containers: u64,
     /// Instantaneous fair share.
     pub fair_share: Resource,
     /// Reserved resources.
@@ -63,6 +65,8 @@ pub struct QueueReport {
     pub n_reserved: u32,
     /// Outstanding asks of apps in the subtree.
     pub pending: Resource,
+    /// Outstanding containers asked for anywhere by apps in the subtree.
+    pub pending_containers: u64,
     /// Live containers in the subtree.
     pub n_containers: u32,
 }
@@ -127,6 +131,7 @@ impl ResourceManager {
                 allocated: Resource::ZERO,
                 running_containers: 0,
                 pending: Resource::ZERO,
+                pending_containers: 0,
                 fair_share: Resource::ZERO,
                 reserved: Resource::ZERO,
                 waiting: false,
@@ -146,6 +151,7 @@ impl ResourceManager {
             allocated: self.tree.app_usage(h),
             running_containers: active.containers.len() as u32,
             pending: active.requests.pending(),
+            pending_containers: active.requests.pending_containers(),
             fair_share: self.tree.app_fair_share(h),
             reserved,
             waiting: !self.tree.app_is_runnable(h),
@@ -207,6 +213,7 @@ impl ResourceManager {
         let snapshots = self.tree.snapshot();
         let mut reserved: Vec<(Resource, u32)> = vec![(Resource::ZERO, 0); snapshots.len()];
         let mut pending = vec![Resource::ZERO; snapshots.len()];
+        let mut pending_containers = vec![0u64; snapshots.len()];
         let mut n_containers = vec![0u32; snapshots.len()];
         let index: std::collections::BTreeMap<&weft_model::QueuePath, usize> = snapshots
             .iter()
@@ -223,9 +230,11 @@ impl ResourceManager {
         for app in self.active.iter().flatten() {
             let path = self.tree.queue_path(self.tree.app_queue(app.handle));
             let p = app.requests.pending();
+            let n_pending = app.requests.pending_containers();
             let n = app.containers.len() as u32;
             charge(path, &mut |i| {
                 pending[i] += p;
+                pending_containers[i] += n_pending;
                 n_containers[i] += n;
             });
             for node in &app.reservations {
@@ -245,6 +254,7 @@ impl ResourceManager {
                 reserved: reserved[i].0,
                 n_reserved: reserved[i].1,
                 pending: pending[i],
+                pending_containers: pending_containers[i],
                 n_containers: n_containers[i],
             })
             .collect()
@@ -279,12 +289,7 @@ impl ResourceManager {
         }
         for app in self.active.iter().flatten() {
             m.pending += app.requests.pending();
-            m.containers_pending += app
-                .requests
-                .keys
-                .values()
-                .map(|s| u64::from(s.any_count()))
-                .sum::<u64>();
+            m.containers_pending += app.requests.pending_containers();
         }
         for n in self.inactive_nodes.values() {
             match n.state {

@@ -26,11 +26,13 @@ impl ResourceType {
     pub const ALL: [ResourceType; N_RESOURCE_TYPES] = [ResourceType::Memory, ResourceType::Vcores];
 
     /// Position of this type in a `Resource` vector.
+    #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
 
     /// YARN's resource-type name (`memory-mb`, `vcores`).
+    #[inline]
     pub const fn name(self) -> &'static str {
         match self {
             ResourceType::Memory => "memory-mb",
@@ -39,6 +41,7 @@ impl ResourceType {
     }
 
     /// Looks a type up by YARN's name (case-insensitive; `memory` is accepted for memory).
+    #[inline]
     pub fn from_name(name: &str) -> Option<ResourceType> {
         let name = name.trim();
         if name.eq_ignore_ascii_case("memory-mb") || name.eq_ignore_ascii_case("memory") {
@@ -78,6 +81,7 @@ impl Resource {
     };
 
     /// A resource with the given memory (MB) and vcores; other types zero.
+    #[inline]
     pub const fn new(memory_mb: u64, vcores: u64) -> Resource {
         let mut values = [0; N_RESOURCE_TYPES];
         values[ResourceType::Memory.index()] = memory_mb;
@@ -86,11 +90,13 @@ impl Resource {
     }
 
     /// A resource from a full vector, in `ResourceType::ALL` order.
+    #[inline]
     pub const fn from_values(values: [u64; N_RESOURCE_TYPES]) -> Resource {
         Resource { values }
     }
 
     /// A resource with the same amount of every type.
+    #[inline]
     pub const fn splat(value: u64) -> Resource {
         Resource {
             values: [value; N_RESOURCE_TYPES],
@@ -98,26 +104,31 @@ impl Resource {
     }
 
     /// Memory in MB.
+    #[inline]
     pub const fn memory_mb(&self) -> u64 {
         self.values[ResourceType::Memory.index()]
     }
 
     /// Virtual cores.
+    #[inline]
     pub const fn vcores(&self) -> u64 {
         self.values[ResourceType::Vcores.index()]
     }
 
     /// The amount of one type.
+    #[inline]
     pub const fn get(&self, ty: ResourceType) -> u64 {
         self.values[ty.index()]
     }
 
     /// The full vector, in `ResourceType::ALL` order.
+    #[inline]
     pub const fn values(&self) -> [u64; N_RESOURCE_TYPES] {
         self.values
     }
 
     /// A copy with one type replaced.
+    #[inline]
     #[must_use]
     pub const fn with(mut self, ty: ResourceType, value: u64) -> Resource {
         self.values[ty.index()] = value;
@@ -125,11 +136,13 @@ impl Resource {
     }
 
     /// Sets one type.
+    #[inline]
     pub fn set(&mut self, ty: ResourceType, value: u64) {
         self.values[ty.index()] = value;
     }
 
     /// Applies `f` to every component.
+    #[inline]
     #[must_use]
     pub fn map(self, mut f: impl FnMut(ResourceType, u64) -> u64) -> Resource {
         let mut res = self;
@@ -140,6 +153,7 @@ impl Resource {
     }
 
     /// Combines two resources component by component.
+    #[inline]
     #[must_use]
     pub fn zip(self, other: Resource, mut f: impl FnMut(u64, u64) -> u64) -> Resource {
         let mut res = self;
@@ -150,36 +164,42 @@ impl Resource {
     }
 
     /// Component-wise sum, saturating at `u64::MAX`.
+    #[inline]
     #[must_use]
     pub fn saturating_add(self, other: Resource) -> Resource {
         self.zip(other, u64::saturating_add)
     }
 
     /// Component-wise difference, saturating at zero.
+    #[inline]
     #[must_use]
     pub fn saturating_sub(self, other: Resource) -> Resource {
         self.zip(other, u64::saturating_sub)
     }
 
     /// Multiplies every component by `n`, saturating.
+    #[inline]
     #[must_use]
     pub fn saturating_mul(self, n: u64) -> Resource {
         self.map(|_, v| v.saturating_mul(n))
     }
 
     /// Component-wise minimum.
+    #[inline]
     #[must_use]
     pub fn component_min(self, other: Resource) -> Resource {
         self.zip(other, u64::min)
     }
 
     /// Component-wise maximum.
+    #[inline]
     #[must_use]
     pub fn component_max(self, other: Resource) -> Resource {
         self.zip(other, u64::max)
     }
 
     /// True when every component is at most `other`'s (Hadoop's `fitsIn`).
+    #[inline]
     pub fn fits_in(&self, other: &Resource) -> bool {
         self.values
             .iter()
@@ -188,31 +208,37 @@ impl Resource {
     }
 
     /// True when every component is zero.
+    #[inline]
     pub fn is_zero(&self) -> bool {
         self.values.iter().all(|v| *v == 0)
     }
 
     /// True when some component is non-zero.
+    #[inline]
     pub fn any_positive(&self) -> bool {
         !self.is_zero()
     }
 
     /// True when every component is unbounded.
+    #[inline]
     pub fn is_unbounded(&self) -> bool {
         self.values.iter().all(|v| *v == u64::MAX)
     }
 
     /// True when some component of `self` is larger than `other`'s.
+    #[inline]
     pub fn exceeds_any(&self, other: &Resource) -> bool {
         !self.fits_in(other)
     }
 
     /// The share of `cluster` this amount represents for one type (0 when the cluster has none).
+    #[inline]
     pub fn share_of(&self, ty: ResourceType, cluster: &Resource) -> f64 {
         ratio(self.get(ty), cluster.get(ty))
     }
 
     /// The dominant share: the largest per-type share of `cluster` (DRF).
+    #[inline]
     pub fn dominant_share(&self, cluster: &Resource) -> f64 {
         ResourceType::ALL
             .iter()
@@ -221,12 +247,14 @@ impl Resource {
     }
 
     /// Scales every component by `factor`, truncating (Hadoop's `multiplyAndRoundDown`).
+    #[inline]
     #[must_use]
     pub fn scale_down(self, factor: f64) -> Resource {
         self.map(|_, v| scale_trunc(v, factor))
     }
 
     /// Scales every component by `factor`, rounding up (Hadoop's `multiplyAndRoundUp`).
+    #[inline]
     #[must_use]
     pub fn scale_up(self, factor: f64) -> Resource {
         self.map(|_, v| {
@@ -239,6 +267,7 @@ impl Resource {
     }
 
     /// How many whole copies of `unit` fit in `self` (the minimum over the types `unit` asks for).
+    #[inline]
     pub fn times_fits(&self, unit: &Resource) -> u64 {
         let mut res = u64::MAX;
         for i in 0..N_RESOURCE_TYPES {
@@ -270,12 +299,14 @@ fn scale_trunc(v: u64, factor: f64) -> u64 {
 
 impl Add for Resource {
     type Output = Resource;
+    #[inline]
     fn add(self, rhs: Resource) -> Resource {
         self.saturating_add(rhs)
     }
 }
 
 impl AddAssign for Resource {
+    #[inline]
     fn add_assign(&mut self, rhs: Resource) {
         *self = self.saturating_add(rhs);
     }
@@ -283,12 +314,14 @@ impl AddAssign for Resource {
 
 impl Sub for Resource {
     type Output = Resource;
+    #[inline]
     fn sub(self, rhs: Resource) -> Resource {
         self.saturating_sub(rhs)
     }
 }
 
 impl SubAssign for Resource {
+    #[inline]
     fn sub_assign(&mut self, rhs: Resource) {
         *self = self.saturating_sub(rhs);
     }

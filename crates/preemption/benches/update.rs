@@ -7,10 +7,12 @@
 //! searched; one starved app while nothing may be taken anywhere; one
 //! starved app that the apps that may give cannot serve (few givers, or
 //! givers held back by their leaves); and the worst case, where many apps
-//! may give but none of their containers may be taken, so every node's
-//! containers are read (at most once per starved app, size and place per
-//! update, and per app once per starvation re-check cycle, 29 s by default);
-//! then the classic model, steady and with one starved leaf. A tiny local
+//! are above their fair shares but none of their containers may be taken:
+//! the view's summary of each app's containers (`app_holdings`) tells so at
+//! once, and without it every node's containers are read (at most once per
+//! starved app, size and place per update, and per app once per starvation
+//! re-check cycle, 29 s by default), which the last current-model case
+//! times; then the classic model, steady and with one starved leaf. A tiny local
 //! harness times each case; the shared harness in `weft-test-support` had not
 //! landed when this was written.
 
@@ -28,8 +30,8 @@ use weft_model::{
     AppId, AttemptId, ContainerId, Duration, NodeId, Priority, QueuePath, Resource, Time,
 };
 use weft_preemption::{
-    AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionView, Preemptor,
-    QueueInfo, QueueSlot, TransitionKind,
+    AppHoldings, AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot,
+    PreemptionView, Preemptor, QueueInfo, QueueSlot, TransitionKind,
 };
 use weft_queue_tree::Policy;
 use weft_queue_tree::site::{PreemptionModel, SchedulerSettings};
@@ -71,6 +73,12 @@ struct Cluster {
     asks: Vec<Vec<(Resource, u32)>>,
     capacity: Resource,
     am_preemption: bool,
+    /// By app slot: how many running containers it holds that are not AM
+    /// containers, and how many that are (the view's summary; the core
+    /// keeps such counts as containers come and go).
+    holdings: Vec<[u32; 2]>,
+    /// Whether the view offers `holdings` (a view may not).
+    offers_holdings: bool,
 }
 
 impl Cluster {
@@ -153,13 +161,29 @@ impl Cluster {
                 });
             }
         }
-        Cluster {
+        let mut cluster = Cluster {
             queues,
             apps,
             nodes,
             asks: vec![Vec::new(); n_apps],
             capacity,
             am_preemption: true,
+            holdings: vec![[0; 2]; n_apps],
+            offers_holdings: true,
+        };
+        cluster.count_holdings();
+        cluster
+    }
+
+    /// Counts every app's running containers, AMs apart.
+    fn count_holdings(&mut self) {
+        self.holdings.iter_mut().for_each(|h| *h = [0; 2]);
+        for node in &self.nodes {
+            for (c, alive) in node.containers.iter().zip(&node.alive) {
+                if *alive {
+                    self.holdings[c.app.0 as usize][usize::from(c.is_am)] += 1;
+                }
+            }
         }
     }
 
@@ -207,6 +231,8 @@ impl Cluster {
                 TransitionKind::Killed => {
                     if let Some(at) = node.containers.iter().position(|c| c.id == t.container) {
                         node.alive[at] = false;
+                        let c = &node.containers[at];
+                        self.holdings[c.app.0 as usize][usize::from(c.is_am)] -= 1;
                     }
                     node.unallocated += t.resource;
                 }
@@ -234,6 +260,7 @@ impl Cluster {
                 c.is_am = true;
             }
         }
+        self.count_holdings();
         self.am_preemption = false;
     }
 
@@ -357,16 +384,23 @@ impl PreemptionView for Cluster {
             n.alive[at].then(|| (NodeSlot(node as u32), n.containers[at]))
         })
     }
+
+    fn app_holdings(&self, app: AppSlot) -> Option<AppHoldings> {
+        if !self.offers_holdings {
+            return None;
+        }
+        // Every container here is 1 GB / 1 vcore.
+        let [non_am, am] = *self.holdings.get(app.0 as usize)?;
+        Some(AppHoldings {
+            least_non_am: (non_am > 0).then_some(CONTAINER),
+            least_am: (am > 0).then_some(CONTAINER),
+        })
+    }
 }
 
-/// Times `rounds` updates of one preemptor, each 30 s after the last (so a
-/// starved app is due again and earlier warnings are killed); prints the
-/// median and the fastest, in milliseconds.
-fn time(name: &str, cluster: &mut Cluster, rounds: usize) {
-    time_model(name, cluster, rounds, PreemptionModel::Current);
-}
-
-/// `time`, under a chosen preemption model.
+/// Times `rounds` updates of one preemptor under `model`, each 30 s after
+/// the last (so a starved app is due again and earlier warnings are
+/// killed); prints the median and the fastest, in milliseconds.
 fn time_model(name: &str, cluster: &mut Cluster, rounds: usize, model: PreemptionModel) {
     let settings = SchedulerSettings {
         preemption: true,
@@ -405,71 +439,134 @@ fn time_model(name: &str, cluster: &mut Cluster, rounds: usize, model: Preemptio
     );
 }
 
+/// The cases to time: with arguments (`cargo bench -p weft-preemption --
+/// worst`), only those whose names contain one of them, so a profiler can
+/// look at one case alone.
+struct Cases {
+    filter: Vec<String>,
+}
+
+impl Cases {
+    fn from_args() -> Cases {
+        let filter = std::env::args()
+            .skip(1)
+            .filter(|arg| !arg.starts_with("--"))
+            .collect();
+        Cases { filter }
+    }
+
+    /// Builds the cluster and times the case, if it is wanted.
+    fn run(
+        &self,
+        name: &str,
+        rounds: usize,
+        model: PreemptionModel,
+        build: impl FnOnce() -> Cluster,
+    ) {
+        if self.filter.is_empty() || self.filter.iter().any(|f| name.contains(f.as_str())) {
+            time_model(name, &mut build(), rounds, model);
+        }
+    }
+}
+
 fn main() {
+    let cases = Cases::from_args();
+    let current = PreemptionModel::Current;
     let per_app = CONTAINER
         .saturating_mul((CONTAINERS_PER_NODE * N_NODES / (N_LEAVES * APPS_PER_LEAF)) as u64);
     // Every app exactly at its fair share: nobody starved, nobody to take from.
-    time("steady: nobody starved", &mut Cluster::new(per_app), 21);
+    cases.run("steady: nobody starved", 21, current, || {
+        Cluster::new(per_app)
+    });
 
     // One app starved; the others may give half their containers.
-    let mut giving = Cluster::new(CONTAINER.saturating_mul(50));
-    giving.starve_one_app();
-    time(
+    cases.run(
         "one starved app, victims on the first nodes",
-        &mut giving,
         21,
+        current,
+        || {
+            let mut giving = Cluster::new(CONTAINER.saturating_mul(50));
+            giving.starve_one_app();
+            giving
+        },
     );
 
     // One app starved; everybody else at fair share.
-    let mut stuck = Cluster::new(per_app);
-    stuck.starve_one_app();
-    time("one starved app, nothing may be taken", &mut stuck, 21);
+    cases.run("one starved app, nothing may be taken", 21, current, || {
+        let mut stuck = Cluster::new(per_app);
+        stuck.starve_one_app();
+        stuck
+    });
 
     // One app starved for 2 GB containers; one app anywhere may give 1 GB.
-    let mut small = Cluster::new(per_app);
-    small.starve_one_app();
-    small.one_small_giver();
-    time("one starved app, one giver too small", &mut small, 21);
+    cases.run("one starved app, one giver too small", 21, current, || {
+        let mut small = Cluster::new(per_app);
+        small.starve_one_app();
+        small.one_small_giver();
+        small
+    });
 
     // One app starved for 2 GB containers; 1,000 apps may give 1 GB each,
     // but their leaves are at their fair shares: every node with a giver is
     // looked at.
-    let mut many = Cluster::new(per_app);
-    many.starve_one_app();
-    many.many_small_givers();
-    time(
+    cases.run(
         "one starved app, 1,000 givers held back by leaves",
-        &mut many,
         21,
+        current,
+        || {
+            let mut many = Cluster::new(per_app);
+            many.starve_one_app();
+            many.many_small_givers();
+            many
+        },
     );
 
-    // The worst case: one app starved; half the apps may give, but every
-    // container is a protected AM, so every node's containers are read.
-    let mut worst = Cluster::new(per_app);
-    worst.starve_one_app();
-    worst.givers_of_protected_ams();
-    time(
-        "worst: every node's containers read in vain",
-        &mut worst,
+    // The worst case: one app starved; half the apps are above their fair
+    // shares, but every container is a protected AM. The view's summary of
+    // each app's containers says so; without it every node's containers are
+    // read.
+    cases.run(
+        "worst: many givers, no container may go",
         21,
+        current,
+        || {
+            let mut worst = Cluster::new(per_app);
+            worst.starve_one_app();
+            worst.givers_of_protected_ams();
+            worst
+        },
+    );
+    cases.run(
+        "worst, no summaries: every node's containers read",
+        21,
+        current,
+        || {
+            let mut worst = Cluster::new(per_app);
+            worst.starve_one_app();
+            worst.givers_of_protected_ams();
+            worst.offers_holdings = false;
+            worst
+        },
     );
 
     // The classic model: the same steady cluster, then one starved leaf whose
     // deficit is taken from the leaves most over their fair shares.
-    time_model(
+    cases.run(
         "classic: nobody starved",
-        &mut Cluster::new(per_app),
         21,
         PreemptionModel::Classic,
+        || Cluster::new(per_app),
     );
-    let mut classic = Cluster::new(CONTAINER.saturating_mul(50));
-    classic.starve_one_leaf();
     // Warnings are made every other round (the rounds between kill them),
     // and the last of 20 measured rounds makes them.
-    time_model(
+    cases.run(
         "classic: one starved leaf, victims",
-        &mut classic,
         20,
         PreemptionModel::Classic,
+        || {
+            let mut classic = Cluster::new(CONTAINER.saturating_mul(50));
+            classic.starve_one_leaf();
+            classic
+        },
     );
 }

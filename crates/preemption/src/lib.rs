@@ -76,6 +76,6 @@ pub use error::{PreemptionError, SlotKind};
 pub use ledger::{LedgerEntry, Transition, TransitionKind, WithdrawReason};
 pub use preemptor::{PreemptionOutput, Preemptor, StarvedApp, Victim, VictimSet};
 pub use view::{
-    AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionView, QueueInfo,
-    QueueSlot,
+    AppHoldings, AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot,
+    PreemptionView, QueueInfo, QueueSlot,
 };

@@ -290,6 +290,13 @@ impl Preemptor {
         self.pass.tables.never_index = true;
     }
 
+    /// Makes every app above its fair share a giver, whatever the view's
+    /// summary of its containers says (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn never_read_holdings(&mut self) {
+        self.pass.tables.never_read_holdings = true;
+    }
+
     fn withdraw_everything(&mut self, reason: WithdrawReason, out: &mut PreemptionOutput) {
         let ids: Vec<ContainerId> = self.ledger.iter().map(|(id, _)| *id).collect();
         for id in ids {

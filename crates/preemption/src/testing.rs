@@ -13,4 +13,4 @@ mod properties;
 mod scenarios;
 mod sim;
 
-pub(crate) use fixture::{TestView, check, run};
+pub(crate) use fixture::{TestView, check, run, run_with};

@@ -8,7 +8,9 @@
 //! and only while that app, and every queue between it and the starved app,
 //! stays at or above its fair share. Candidates on a
 //! node are tried non-AM first, then lowest priority, then the most recently
-//! launched (the least work lost). Which requests to serve, and what becomes
+//! launched (the least work lost). Apps that cannot give anything, by the
+//! view's summary of their containers, are left out before any node is
+//! read, which changes no set. Which requests to serve, and what becomes
 //! of a chosen set, is `preemptor`'s business.
 
 use std::cmp::Ordering;
@@ -167,10 +169,15 @@ pub(crate) struct Tables {
     pub(crate) marked_on_node: Vec<bool>,
     /// Containers that may not be chosen again: warned, or chosen this update.
     pub(crate) marked: BTreeSet<ContainerId>,
-    /// While an app is served: the apps it may take from (given its path).
-    /// None, and the search has nothing to look for; the list only grows
-    /// stale one way (apps stop giving as they lose), so it stays complete.
+    /// While an app is served: the apps it may take from (given its path)
+    /// whose containers can still give something. The list only grows stale
+    /// one way (apps stop giving as they lose), so it stays complete.
     givers: Vec<AppSlot>,
+    /// While an app is served: whether any app above its fair share may
+    /// give to it, whatever its containers. Without one a search finds
+    /// nothing, not even free room; leaving apps out of `givers` must not
+    /// change that, so it is kept apart.
+    any_giver: bool,
     /// When the givers hold little of the cluster: their containers grouped
     /// by node, so a search need not read every node's containers.
     index: Vec<ContainerInfo>,
@@ -184,6 +191,10 @@ pub(crate) struct Tables {
     /// Tests set this to compare the two ways of finding candidates.
     #[cfg(test)]
     pub(crate) never_index: bool,
+    /// Tests set this to make every app above its fair share a giver, as
+    /// if the view kept no summary of its containers.
+    #[cfg(test)]
+    pub(crate) never_read_holdings: bool,
     candidates: Vec<ContainerInfo>,
 }
 
@@ -202,6 +213,7 @@ impl Tables {
         self.marked_on_node.resize(n_nodes, false);
         self.marked.clear();
         self.givers.clear();
+        self.any_giver = false;
         self.index_built = false;
     }
 
@@ -273,11 +285,30 @@ impl Tables {
                 givers.push(AppSlot(slot as u32));
             }
         }
+        self.any_giver = !givers.is_empty();
+        // An app none of whose containers may be taken adds only candidates
+        // that every set skips: leaving it out changes no set, and spares
+        // reading the nodes that hold its containers. Once the givers kept
+        // are too many to index, the rest stay unchecked: nodes are read
+        // anyway, and a check per giver would cost more than it spares.
+        let mut budget = IndexBudget::default();
+        givers.retain(|giver| {
+            if !budget.pays {
+                return true;
+            }
+            if !self.never_read_holdings() && !self.may_give(view, *giver) {
+                return false;
+            }
+            budget.add(self, *giver);
+            true
+        });
         for giver in &givers {
             self.apps[giver.0 as usize].giver = true;
         }
         self.givers = givers;
-        if !self.givers.is_empty() && self.index_pays() && !self.never_index() {
+        // With givers left but none that can give, the (empty) index still
+        // spares reading every node's containers while free room is sought.
+        if self.any_giver && budget.pays && !self.never_index() {
             self.build_index(view);
         }
     }
@@ -289,7 +320,28 @@ impl Tables {
             self.apps[giver.0 as usize].giver = false;
         }
         self.givers.clear();
+        self.any_giver = false;
         self.index_built = false;
+    }
+
+    /// Whether some container of the giver `slot` may be taken now, for the
+    /// app being served, as far as the view's summary of its containers
+    /// tells; true without one. Losses only grow while an app is served, so
+    /// a giver left out would stay unable to give.
+    fn may_give<V: PreemptionView>(&self, view: &V, slot: AppSlot) -> bool {
+        let Some(holdings) = view.app_holdings(slot) else {
+            return true;
+        };
+        let app = &self.apps[slot.0 as usize];
+        let am = holdings.least_am.filter(|_| app.am_ok);
+        let least = match (holdings.least_non_am, am) {
+            (None, None) => return false,
+            (Some(least), None) | (None, Some(least)) => least,
+            (Some(non_am), Some(am)) => non_am.component_min(am),
+        };
+        // Taking more leaves less: when the least is refused, so is every
+        // container.
+        self.can_take_resource(slot, least)
     }
 
     /// Books `resource` as taken from `app` for the app whose path is set.
@@ -352,7 +404,7 @@ impl Tables {
         nodes: &[NodeSlot],
         capability: Resource,
     ) -> Result<Option<Found>, PreemptionError> {
-        if self.givers.is_empty() {
+        if !self.any_giver {
             // Nobody may give; losses only grow from here.
             return Ok(None);
         }
@@ -512,8 +564,17 @@ impl Tables {
     /// Whether taking `c` keeps its app, and every queue between it and the
     /// starved app, at or above fair share.
     fn can_take(&self, c: &ContainerInfo) -> bool {
-        let app = &self.apps[c.app.0 as usize];
-        let after = app.usage - app.loss - c.resource;
+        self.can_take_resource(c.app, c.resource)
+    }
+
+    /// Whether taking `resource` from the app at `slot` keeps it, and every
+    /// queue between it and the starved app, at or above fair share. A
+    /// smaller resource is never refused where a larger one is allowed:
+    /// usage after the loss only shrinks as the loss grows, under either
+    /// calculator.
+    fn can_take_resource(&self, slot: AppSlot, resource: Resource) -> bool {
+        let app = &self.apps[slot.0 as usize];
+        let after = app.usage - app.loss - resource;
         if !app.above || app.calc.is_below(&after, &app.fair_share) {
             return false;
         }
@@ -523,7 +584,7 @@ impl Tables {
             if queue.on_path {
                 break;
             }
-            let after = queue.usage - queue.loss - c.resource;
+            let after = queue.usage - queue.loss - resource;
             if queue.calc.is_below(&after, &queue.fair_share) {
                 return false;
             }
@@ -537,28 +598,53 @@ impl Tables {
 /// rather than found by reading every node's containers.
 const INDEX_LIMIT: usize = 256;
 
-impl Tables {
-    /// Whether indexing the givers' containers is cheaper than reading
-    /// nodes: when they are few, or hold at most a quarter of what all apps
-    /// hold (so most nodes' containers would be read for nothing).
-    fn index_pays(&self) -> bool {
-        if self.givers.len() <= INDEX_LIMIT {
-            return true;
-        }
-        let giving: u64 = self
-            .givers
-            .iter()
-            .map(|g| self.apps[g.0 as usize].usage.memory_mb())
-            .fold(0, u64::saturating_add);
-        let all: u64 = self
-            .apps
-            .iter()
-            .filter(|a| a.present)
-            .map(|a| a.usage.memory_mb())
-            .fold(0, u64::saturating_add);
-        giving.saturating_mul(4) <= all
-    }
+/// Whether indexing the givers' containers is cheaper than reading nodes,
+/// counted giver by giver: when they are few, or hold at most a quarter of
+/// what all apps hold (so most nodes' containers would be read for
+/// nothing). Once it does not pay, more givers cannot make it pay.
+#[derive(Debug)]
+struct IndexBudget {
+    pays: bool,
+    n_givers: usize,
+    /// Memory the givers hold.
+    giving: u64,
+    /// Memory all apps hold, summed when first needed.
+    all: Option<u64>,
+}
 
+impl Default for IndexBudget {
+    fn default() -> IndexBudget {
+        IndexBudget {
+            pays: true,
+            n_givers: 0,
+            giving: 0,
+            all: None,
+        }
+    }
+}
+
+impl IndexBudget {
+    fn add(&mut self, tables: &Tables, giver: AppSlot) {
+        self.n_givers += 1;
+        self.giving = self
+            .giving
+            .saturating_add(tables.apps[giver.0 as usize].usage.memory_mb());
+        if self.n_givers <= INDEX_LIMIT {
+            return;
+        }
+        let all = *self.all.get_or_insert_with(|| {
+            tables
+                .apps
+                .iter()
+                .filter(|a| a.present)
+                .map(|a| a.usage.memory_mb())
+                .fold(0, u64::saturating_add)
+        });
+        self.pays = self.giving.saturating_mul(4) <= all;
+    }
+}
+
+impl Tables {
     #[cfg(test)]
     fn never_index(&self) -> bool {
         self.never_index
@@ -566,6 +652,16 @@ impl Tables {
 
     #[cfg(not(test))]
     fn never_index(&self) -> bool {
+        false
+    }
+
+    #[cfg(test)]
+    fn never_read_holdings(&self) -> bool {
+        self.never_read_holdings
+    }
+
+    #[cfg(not(test))]
+    fn never_read_holdings(&self) -> bool {
         false
     }
 

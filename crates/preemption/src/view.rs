@@ -146,6 +146,24 @@ pub struct ContainerInfo {
     pub launched: Time,
 }
 
+/// An app's containers in brief: enough for a victim search to tell, without
+/// reading them, that none of them may be taken (they are all AM containers
+/// its queue protects, or each is larger than what the app may lose).
+///
+/// A bound that is lower than the truth is always right, only less useful:
+/// a view may keep each bound as the least size ever held while the app held
+/// any container of that kind, and lower it as containers arrive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AppHoldings {
+    /// `None` when every container the app holds is an AM container;
+    /// otherwise a size that none of its other containers is below in any
+    /// resource type (their componentwise minimum, or less).
+    pub least_non_am: Option<Resource>,
+    /// `None` when the app holds no AM container; otherwise a size that none
+    /// of its AM containers is below in any resource type.
+    pub least_am: Option<Resource>,
+}
+
 /// What preemption reads, and no more. Every method is a cheap read of state
 /// the core keeps anyway; iteration order must be the same for the same
 /// state, since it decides ties.
@@ -196,4 +214,15 @@ pub trait PreemptionView {
     /// Asked only when few apps may give, so a search can skip reading every
     /// node's containers; the same containers as `containers` lists.
     fn app_containers(&self, app: AppSlot) -> impl Iterator<Item = (NodeSlot, ContainerInfo)>;
+
+    /// The app's containers in brief, for a view that keeps such a summary
+    /// (see [`AppHoldings`] for what it must promise). With one, a search
+    /// skips apps that cannot give anything, instead of reading the
+    /// containers of every node where they run. `None`, the default, makes
+    /// every app above its fair share a candidate; the decisions are the
+    /// same either way.
+    fn app_holdings(&self, app: AppSlot) -> Option<AppHoldings> {
+        let _ = app;
+        None
+    }
 }

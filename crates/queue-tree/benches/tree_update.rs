@@ -77,17 +77,40 @@ fn build(policy: Policy) -> QueueTree {
 }
 
 fn main() {
+    // With arguments (`cargo bench -p weft-queue-tree --bench tree_update --
+    // drf`), only the policies named, so a profiler can look at one alone.
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
     println!("queue tree update: 100 parents x 100 leaves, 100,000 apps");
     for policy in [Policy::Fair, Policy::Drf] {
+        if !wanted.is_empty() && !wanted.contains(&policy.to_string()) {
+            continue;
+        }
         let mut tree = build(policy);
         bench(
             &format!("update (demand + instantaneous shares + keys), {policy}"),
             21,
-            || tree.update(),
+            || timed_update(&mut tree),
         );
         bench(&format!("steady shares, {policy}"), 21, || {
-            tree.update_steady_shares()
+            timed_steady_shares(&mut tree)
         });
         tree.check_invariants().unwrap();
     }
+}
+
+/// One timed update, apart from the one `build` runs, so that a profiler
+/// can count this alone (`valgrind --tool=callgrind
+/// --toggle-collect=tree_update::timed_update`).
+#[inline(never)]
+fn timed_update(tree: &mut QueueTree) {
+    tree.update();
+}
+
+/// One timed recompute of the steady shares (see `timed_update`).
+#[inline(never)]
+fn timed_steady_shares(tree: &mut QueueTree) {
+    tree.update_steady_shares();
 }

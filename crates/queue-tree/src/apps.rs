@@ -687,12 +687,27 @@ pub(crate) fn app_weight(size_based: bool, demand: Resource, priority: i32) -> f
     } else {
         1.0
     };
-    (base * 2f64.powi(priority.clamp(-64, 64))) as f32
+    (base * pow2(priority.clamp(-64, 64))) as f32
+}
+
+/// `2^k` for `-64 <= k <= 64`, built from its bits: exactly what
+/// `2f64.powi(k)` gives (every power of two in that range is a normal
+/// double), without a call per app and update.
+fn pow2(k: i32) -> f64 {
+    debug_assert!((-64..=64).contains(&k));
+    f64::from_bits(((k + 1023) as u64) << 52)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn powers_of_two_are_powi_bit_for_bit() {
+        for k in -64..=64 {
+            assert_eq!(pow2(k).to_bits(), 2f64.powi(k).to_bits(), "2^{k}");
+        }
+    }
 
     #[test]
     fn weights() {

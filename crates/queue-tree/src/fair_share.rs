@@ -44,9 +44,10 @@
 //!
 //! * An input's share is a non-decreasing function of `R` (rounding, `max`,
 //!   `min` and truncation are all monotone), so `used` is monotone too.
-//! * Neighbouring inputs with equal (weight, min, max) form one group: `k`
-//!   equal shares sum to `k` times the share, and a saturating sum of
-//!   non-negative terms is `min(exact sum, Long.MAX_VALUE)` in any order.
+//! * Inputs with equal (weight, min, max) form one group wherever they stand
+//!   (runs of neighbours first, then equal runs merged): `k` equal shares
+//!   sum to `k` times the share, and a saturating sum of non-negative terms
+//!   is `min(exact sum, Long.MAX_VALUE)` in any order.
 //! * By monotonicity, Hadoop's doubling ends at `2^K` for the smallest `K`
 //!   with `used(2^K) ≥ target`, which can be found from a good guess.
 //! * A group whose share is equal at both ends of the bisection interval has
@@ -110,8 +111,11 @@ pub enum ShareError {
 /// what it was used for before.
 #[derive(Clone, Debug, Default)]
 pub struct ShareScratch {
-    /// Runs of equal searched inputs, in input order.
+    /// The groups searched: runs of equal searched inputs, in input order,
+    /// or, once runs are merged, every distinct (weight, min, max) once.
     groups: Vec<Group>,
+    /// When `groups` holds the runs merged: the runs, in input order.
+    runs: Vec<Group>,
     /// Per group: its share at the bisection's lower end.
     at_lower: Vec<u64>,
     /// Per group: its share at the bisection's upper end.
@@ -201,12 +205,24 @@ pub fn compute_shares(
         // Every share is known already: none depends on the ratio.
         return Ok(());
     }
+    // Equal inputs apart (siblings configured alike but not side by side)
+    // make runs that can share one group: the search's work grows with
+    // groups.
+    let merged = scratch.groups.len() > MERGE_ABOVE && merge(&scratch.groups, &mut scratch.runs);
+    if merged {
+        std::mem::swap(&mut scratch.groups, &mut scratch.runs);
+    }
     let target = max_sum.min(to_long(total).saturating_sub(taken));
     let ratio = scratch.search(constant, target);
 
-    // Groups are runs of grouped inputs in input order, so walking both
-    // together hands each member its group's share.
-    let mut groups = scratch.groups.iter();
+    // Runs are of grouped inputs in input order, so walking both together
+    // hands each member its run's share: the share of the run's group.
+    let runs = if merged {
+        &scratch.runs
+    } else {
+        &scratch.groups
+    };
+    let mut groups = runs.iter();
     let (mut share, mut left) = (0, 0);
     for (input, slot) in inputs.iter().zip(out.iter_mut()) {
         if fixed_share(input, instantaneous).is_some() || !Group::is_grouped(input.weight) {
@@ -222,6 +238,60 @@ pub fn compute_shares(
         left -= 1;
     }
     Ok(())
+}
+
+/// What [`compute_shares`] gives each of `count` active inputs that all have
+/// weight `weight`, no min share and an unbounded max share (a leaf's
+/// runnable apps when their weights are equal), for `total`, computed
+/// without reading them one by one: such inputs form one group, and this
+/// runs the same search on that group. `None` when the weight is not finite
+/// and positive (or `count` is 0): the inputs are then not searched as one
+/// group, and the caller uses `compute_shares`.
+pub(crate) fn equal_share(
+    scratch: &mut ShareScratch,
+    weight: f32,
+    count: u64,
+    total: u64,
+) -> Option<u64> {
+    if count == 0 || !(weight.is_finite() && weight > 0.0) {
+        return None;
+    }
+    // As compute_shares finds: nothing is fixed (nothing taken), nothing is
+    // constant, and the max shares sum to Long.MAX_VALUE, so the target is
+    // the total as a long.
+    let Searched::Group(mut group) = Group::classify(weight, 0, LONG_MAX) else {
+        return None;
+    };
+    group.count = count;
+    scratch.groups.clear();
+    scratch.groups.push(group);
+    let ratio = scratch.search(0, to_long(total));
+    Some(from_long(group.share_at(ratio)))
+}
+
+/// Above this many runs, equal runs are merged before the search: with so
+/// few, looking for equal ones would cost more than it could spare.
+const MERGE_ABOVE: usize = 4;
+
+/// At most this many distinct groups are looked for among the runs; with
+/// more, the runs are searched as they are.
+const MERGE_LIMIT: usize = 16;
+
+/// Merges equal `runs` into `out`, each distinct (weight, min, max) once,
+/// counting all its inputs. False, with `out` to be ignored, when the runs
+/// hold more than `MERGE_LIMIT` distinct groups or none to merge.
+fn merge(runs: &[Group], out: &mut Vec<Group>) -> bool {
+    out.clear();
+    for run in runs {
+        if let Some(group) = out.iter_mut().find(|group| group.same_shares_as(run)) {
+            group.count += run.count;
+        } else if out.len() < MERGE_LIMIT {
+            out.push(*run);
+        } else {
+            return false;
+        }
+    }
+    out.len() < runs.len()
 }
 
 /// Java's `Long.MAX_VALUE`, where every sum saturates.

@@ -18,9 +18,9 @@ use weft_model::{Resource, ResourceType};
 
 use crate::apps::app_weight;
 use crate::config::QueueKind;
-use crate::fair_share::{ShareInput, ShareKind, ShareScratch, compute_shares};
+use crate::fair_share::{ShareInput, ShareKind, ShareScratch, compute_shares, equal_share};
 use crate::policy::Policy;
-use crate::tree::{AppHandle, QueueId, QueueTree, ROOT};
+use crate::tree::{App, AppHandle, QueueId, QueueTree, ROOT};
 
 /// Reusable buffers, so an update allocates nothing once warmed up.
 #[derive(Clone, Debug, Default)]
@@ -60,13 +60,14 @@ impl QueueTree {
                     let child = self.queue(id).children[i];
                     let new_share = self.scratch.shares[i];
                     let q = self.queue_mut(child);
-                    let old_share = std::mem::replace(&mut q.fair_share, new_share);
-                    // An empty subtree whose share was and stays zero has
-                    // nothing to recompute below it.
-                    q.skip_update = q.n_apps == 0
-                        && q.demand.is_zero()
-                        && old_share.is_zero()
-                        && new_share.is_zero();
+                    q.fair_share = new_share;
+                    // Between passes the flag says the subtree was left all
+                    // zero (no apps, every share and demand 0); it stays so,
+                    // and needs no visit, while it is empty and its share 0.
+                    // A zero share alone is not enough: min shares can give
+                    // children of a zero-share parent a share while they are
+                    // active, which must drop to 0 once they are idle.
+                    q.skip_update = q.skip_update && q.n_apps == 0 && new_share.is_zero();
                 }
                 let mut demand = Resource::ZERO;
                 for i in 0..n {
@@ -74,6 +75,10 @@ impl QueueTree {
                     if !self.queue(child).skip_update {
                         demand += self.update_queue(child);
                     }
+                    // Visited or not, an empty subtree under a zero share is
+                    // all zero now: inactive queues get 0 whatever their min.
+                    let q = self.queue_mut(child);
+                    q.skip_update = q.n_apps == 0 && q.fair_share.is_zero();
                 }
                 demand
             }
@@ -120,6 +125,7 @@ impl QueueTree {
     }
 
     /// Sets an app's demand and weight; re-keys it if either changed.
+    #[inline]
     fn update_app_demand(&mut self, h: AppHandle, size_based: bool) -> Resource {
         let app = self.app_mut(h);
         let demand = app.usage + app.pending;
@@ -215,14 +221,47 @@ impl QueueTree {
             }
             return;
         }
-        let mut scratch = std::mem::take(&mut self.scratch);
+        // The leaf's list, the apps and the scratch are separate fields, so
+        // they are borrowed apart rather than moved out and back.
+        let runnable = &self.queues[leaf.0 as usize]
+            .as_ref()
+            .expect("live queue id")
+            .runnable_apps;
+        let apps = &mut self.apps;
+        let scratch = &mut self.scratch;
+        let app = |apps: &[Option<App>], h: AppHandle| -> f32 {
+            apps[h.0 as usize].as_ref().expect("live app handle").weight
+        };
+        let weight = app(apps, runnable[0]);
+        if runnable
+            .iter()
+            .all(|h| app(apps, *h).to_bits() == weight.to_bits())
+        {
+            // One weight for all (no size-based weight, one priority): one
+            // group, searched once per type, the same share for every app.
+            let mut share = Resource::ZERO;
+            let searched = policy_types(policy).iter().all(|&ty| {
+                equal_share(&mut scratch.search, weight, n as u64, total.get(ty))
+                    .map(|v| share.set(ty, v))
+                    .is_some()
+            });
+            if searched {
+                for h in runnable {
+                    apps[h.0 as usize]
+                        .as_mut()
+                        .expect("live app handle")
+                        .fair_share = share;
+                }
+                return;
+            }
+        }
         scratch.shares.clear();
         scratch.shares.resize(n, Resource::ZERO);
         for &ty in policy_types(policy) {
             scratch.inputs.clear();
-            for &h in &self.queue(leaf).runnable_apps {
+            for &h in runnable {
                 scratch.inputs.push(ShareInput {
-                    weight: self.app(h).weight,
+                    weight: app(apps, h),
                     min_share: 0,
                     max_share: u64::MAX,
                     active: true,
@@ -242,11 +281,12 @@ impl QueueTree {
                 share.set(ty, *v);
             }
         }
-        for i in 0..n {
-            let h = self.queue(leaf).runnable_apps[i];
-            self.app_mut(h).fair_share = scratch.shares[i];
+        for (h, share) in runnable.iter().zip(&scratch.shares) {
+            apps[h.0 as usize]
+                .as_mut()
+                .expect("live app handle")
+                .fair_share = *share;
         }
-        self.scratch = scratch;
     }
 }
 
@@ -256,5 +296,103 @@ fn policy_types(policy: Policy) -> &'static [ResourceType] {
     match policy {
         Policy::Fair | Policy::Fifo => &[ResourceType::Memory],
         Policy::Drf => &ResourceType::ALL,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use weft_model::{AppId, AppPriority, QueuePath, Resource, Time};
+
+    use super::policy_types;
+    use crate::apps::NewApp;
+    use crate::config::{AllocConfig, QueueConfig, QueueKind};
+    use crate::fair_share::{ShareInput, ShareKind, ShareScratch, compute_shares};
+    use crate::policy::Policy;
+    use crate::tree::{QueueTree, TreeSettings};
+
+    /// A tree of three leaves under `policy`, holding `apps` as (leaf,
+    /// priority, pending memory, pending vcores), updated once.
+    fn updated(policy: Policy, size_based: bool, apps: &[(usize, i32, u64, u64)]) -> QueueTree {
+        let mut config = AllocConfig {
+            default_policy: policy,
+            ..AllocConfig::default()
+        };
+        for leaf in ["root.a", "root.b", "root.c"] {
+            let path = QueuePath::parse(leaf).unwrap();
+            config
+                .queues
+                .insert(path.clone(), QueueConfig::new(path, QueueKind::Leaf));
+        }
+        let settings = TreeSettings {
+            size_based_weight: size_based,
+            ..TreeSettings::default()
+        };
+        let mut tree = QueueTree::new(config, settings, Resource::new(100_000, 97));
+        for (seq, (leaf, priority, memory, vcores)) in apps.iter().enumerate() {
+            let added = tree
+                .add_app(NewApp {
+                    id: AppId::new(1, seq as u32 + 1),
+                    queue: QueuePath::parse(["root.a", "root.b", "root.c"][*leaf]).unwrap(),
+                    create_queue: false,
+                    user: "u".to_owned(),
+                    start: Time::from_millis(seq as u64),
+                    priority: AppPriority(*priority),
+                    am_resource: Some(Resource::new(1024, 1)),
+                })
+                .unwrap();
+            tree.set_pending(added.handle, Resource::new(*memory, *vcores));
+        }
+        tree.update();
+        tree
+    }
+
+    proptest! {
+        /// Whether a leaf's apps share one weight (one search for all) or
+        /// not, each app's share is what `compute_shares` gives it over the
+        /// leaf's runnable apps.
+        #[test]
+        fn app_shares_are_the_split_of_the_leaf_share(
+            drf in any::<bool>(),
+            size_based in any::<bool>(),
+            apps in prop::collection::vec(
+                (0_usize..3, prop_oneof![3 => Just(0), 1 => -1_i32..=1], 0_u64..5000, 0_u64..5),
+                0..30,
+            ),
+        ) {
+            let policy = if drf { Policy::Drf } else { Policy::Fair };
+            let tree = updated(policy, size_based, &apps);
+            let mut scratch = ShareScratch::new();
+            for leaf in ["root.a", "root.b", "root.c"] {
+                let queue = tree.queue(tree.queue_id(&QueuePath::parse(leaf).unwrap()).unwrap());
+                let runnable = &queue.runnable_apps;
+                let mut expected = vec![Resource::ZERO; runnable.len()];
+                for &ty in policy_types(policy) {
+                    let inputs: Vec<ShareInput> = runnable
+                        .iter()
+                        .map(|h| ShareInput {
+                            weight: tree.app(*h).weight,
+                            min_share: 0,
+                            max_share: u64::MAX,
+                            active: true,
+                        })
+                        .collect();
+                    let mut out = vec![0; inputs.len()];
+                    compute_shares(
+                        &mut scratch,
+                        &inputs,
+                        queue.fair_share.get(ty),
+                        ShareKind::Instantaneous,
+                        &mut out,
+                    )
+                    .unwrap();
+                    for (share, v) in expected.iter_mut().zip(out) {
+                        share.set(ty, v);
+                    }
+                }
+                let got: Vec<Resource> = runnable.iter().map(|h| tree.app(*h).fair_share).collect();
+                prop_assert_eq!(got, expected, "leaf {}", leaf);
+            }
+        }
     }
 }

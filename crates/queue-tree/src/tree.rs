@@ -145,7 +145,8 @@ pub(crate) struct Queue {
     pub(crate) listed_key: Option<OrderKey>,
     /// Its slot in the parent's `order` while `listed_key` is set.
     pub(crate) listed_slot: u32,
-    /// Scratch flag of the update pass: nothing below this queue changes.
+    /// Between update passes: this subtree was left all zero (no apps, every
+    /// share and demand 0). During a pass: this child is skipped.
     pub(crate) skip_update: bool,
 }
 

@@ -31,8 +31,8 @@ use weft_queue_tree::Policy;
 use weft_queue_tree::site::{Fraction, PreemptionModel, SchedulerSettings};
 
 use crate::{
-    AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot, PreemptionOutput,
-    PreemptionView, Preemptor, QueueInfo, QueueSlot, Transition, TransitionKind,
+    AppHoldings, AppInfo, AppSlot, Ask, ContainerInfo, Location, NodeInfo, NodeSlot,
+    PreemptionOutput, PreemptionView, Preemptor, QueueInfo, QueueSlot, Transition, TransitionKind,
 };
 
 /// A small cluster held in plain vectors; slots are indexes.
@@ -46,6 +46,10 @@ pub(crate) struct TestView {
     pub(crate) containers: BTreeMap<ContainerId, TestContainer>,
     /// Hand-back entries: (node, app) → what the node holds for the app.
     pub(crate) earmarks: BTreeMap<(usize, usize), Resource>,
+    /// Whether `app_holdings` answers `None`, as a view without the summary.
+    pub(crate) no_holdings: bool,
+    /// Whether `app_holdings` halves its bounds: still true, less tight.
+    pub(crate) loose_holdings: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -137,6 +141,8 @@ impl TestView {
             apps: Vec::new(),
             containers: BTreeMap::new(),
             earmarks: BTreeMap::new(),
+            no_holdings: false,
+            loose_holdings: false,
         }
     }
 
@@ -616,6 +622,27 @@ impl PreemptionView for TestView {
             .filter(move |(_, c)| c.app == a)
             .map(|(id, c)| (NodeSlot(c.node as u32), self.container_info(*id)))
     }
+
+    fn app_holdings(&self, app: AppSlot) -> Option<AppHoldings> {
+        if self.no_holdings {
+            return None;
+        }
+        let mut res = AppHoldings::default();
+        for c in self.containers.values().filter(|c| c.app == app.0 as usize) {
+            let least = if c.is_am {
+                &mut res.least_am
+            } else {
+                &mut res.least_non_am
+            };
+            let mut size = c.resource;
+            if self.loose_holdings {
+                // Half of it is still a bound no container is below.
+                size = size.map(|_, v| v / 2);
+            }
+            *least = Some(least.map_or(size, |l| l.component_min(size)));
+        }
+        Some(res)
+    }
 }
 
 impl TestView {
@@ -640,8 +667,12 @@ pub(crate) fn check(fixture: &str, expect: Expect) {
 
 /// Runs a fixture and returns what its commands print.
 pub(crate) fn run(fixture: &str) -> String {
+    run_with(fixture, Preemptor::new())
+}
+
+/// Runs a fixture with a preemptor set up by the caller.
+pub(crate) fn run_with(fixture: &str, mut preemptor: Preemptor) -> String {
     let mut view = TestView::new();
-    let mut preemptor = Preemptor::new();
     let mut last = PreemptionOutput::default();
     let mut now = Time::ZERO;
     let mut acc = String::new();

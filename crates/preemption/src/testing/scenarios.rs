@@ -7,7 +7,8 @@
 
 use expect_test::expect;
 
-use super::{check, run};
+use super::{check, run, run_with};
+use crate::Preemptor;
 
 /// The cluster and queues of Hadoop's preemption tests, and the greedy app.
 /// `$mode` is `fs` (fair-share preemption: threshold 1, timeout 0) or `min`
@@ -730,4 +731,76 @@ fn min_share_starvation_takes_neither_from_the_app_nor_its_leaf() {
             no victims
     "#]],
     );
+}
+
+#[test]
+fn a_giver_held_back_for_one_app_still_gives_to_the_next() {
+    // g is 1024 MB above its fair share, and so is its leaf; its parent p
+    // only 512 MB. s1, outside p, is served first (the less starved): any
+    // container of g would take p below its fair share, so g is no giver
+    // for s1. s2, under p, is served next: only g's leaf stands between,
+    // and g's 1024 MB container may go.
+    let fixture = "
+        settings util=0
+        node n1 /r 3072,4
+        queue root.p fs=2560,0
+        queue root.p.l fs=2048,0
+        queue root.p.s2 fsto=0s thr=1
+        queue root.s1 fsto=0s thr=1
+        app g root.p.l fs=2048,0
+        run g n1 1x2048,1
+        run g n1 1x1024,1
+        app s1 root.s1 fs=1024,0
+        ask s1 * 1x1024,1
+        app s2 root.p.s2 fs=2048,0
+        ask s2 * 2x1024,1
+        update 1s
+        ";
+    let mut plain = Preemptor::new();
+    plain.never_index();
+    plain.never_read_holdings();
+    let shipped = run(fixture);
+    assert_eq!(shipped, run_with(fixture, plain));
+    expect![[r#"
+        update 1.000s: utilisation 100%
+          starved s1 in root.s1: fair-share 1024,0 + min-share 0,0; looking for 1024,1
+            no victims
+          starved s2 in root.p.s2: fair-share 2048,0 + min-share 0,0; looking for 2048,2
+            on n1 for 1024,1: g#2 1024,1
+          g#2 on n1 for s2: warned, deadline 16.000s
+          next deadline 16.000s
+    "#]]
+    .assert_eq(&shipped);
+}
+
+#[test]
+fn an_app_that_may_lose_only_its_am_gives_its_am() {
+    // g is 1024 MB above its fair share: its 2048 MB container may not go,
+    // its 1024 MB AM may (AM preemption is on). The summary of g's
+    // containers must not hide the AM behind the larger container.
+    let fixture = "
+        settings util=0
+        node n1 /r 3072,4
+        queue root.a fs=2048,0
+        queue root.b fsto=0s thr=1
+        app g root.a fs=2048,0
+        run g n1 1x1024,1 am
+        run g n1 1x2048,1
+        app s root.b fs=1024,0
+        ask s * 1x1024,1
+        update 1s
+        ";
+    let mut plain = Preemptor::new();
+    plain.never_index();
+    plain.never_read_holdings();
+    let shipped = run(fixture);
+    assert_eq!(shipped, run_with(fixture, plain));
+    expect![[r#"
+        update 1.000s: utilisation 100%
+          starved s in root.b: fair-share 1024,0 + min-share 0,0; looking for 1024,1
+            on n1 for 1024,1: g#1 1024,1 am
+          g#1 on n1 for s: warned, deadline 16.000s
+          next deadline 16.000s
+    "#]]
+    .assert_eq(&shipped);
 }

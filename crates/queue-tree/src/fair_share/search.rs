@@ -903,7 +903,54 @@ impl Crossing {
         } else {
             ceil_log2(self.reach)
         };
-        self.bisect(0.0, pow2(k), ITERATIONS)
+        if k > LAST_DOUBLING {
+            return self.bisect(0.0, pow2(k), ITERATIONS);
+        }
+        self.bisect_from_zero(k)
+    }
+
+    /// `self.bisect(0.0, 2^k, ITERATIONS)`, worked out instead of stepped.
+    ///
+    /// Every midpoint over `[0, 2^k]` is `j × h` for `h = 2^(k - ITERATIONS)`
+    /// and some `0 < j < 2^ITERATIONS`, exact in a double (sums and halvings
+    /// of such numbers need 26 significant bits at most); `j × h` can be
+    /// visited at step `ITERATIONS - tz(j)` (`tz`: trailing zeros) and no
+    /// other. While `reach > 0` the interval keeps `lower < reach <= upper`,
+    /// so the midpoints visited are the binary search for `reach`, and when
+    /// some `j × h` lies in `[reach, pass)` the first one visited there is
+    /// the one with the most trailing zeros: any earlier midpoint has more,
+    /// so lies outside, and at its step the interval's midpoint is it (the
+    /// ends, visited earlier or the outer ends, are outside it or beyond).
+    /// The one with the most trailing zeros in `[lo, hi]` is `hi` with the
+    /// bits below the highest bit where `lo - 1` and `hi` differ cleared. With
+    /// `reach == 0` every midpoint is reached, and the same holds with `lo
+    /// = 1`. Without such a `j`, the bisection ends with `upper = lo × h`,
+    /// the first multiple of `h` at or above `reach` (and above 0).
+    fn bisect_from_zero(self, k: i32) -> f64 {
+        const GRID: u64 = 1 << ITERATIONS;
+        let h = f64::from_bits(((k - ITERATIONS as i32 + 1023) as u64) << 52);
+        // Scaling by a power of two is exact here: reach <= 2^k, and any
+        // quotient that is not an integer is below 2^ITERATIONS.
+        let lo = ceil_below_grid(self.reach / h).max(1);
+        let scaled_pass = self.pass / h;
+        let hi = if scaled_pass >= GRID as f64 {
+            GRID - 1
+        } else {
+            // The largest j with j × h < pass; none when pass is 0.
+            match ceil_below_grid(scaled_pass).checked_sub(1) {
+                Some(hi) => hi,
+                None => return lo as f64 * h,
+            }
+        };
+        if lo > hi {
+            return lo as f64 * h;
+        }
+        // Above the highest bit where lo - 1 and hi differ they agree, and
+        // there hi has a one: keeping hi's bits from there up gives a
+        // number above lo - 1, and clearing one more bit would not.
+        let highest_difference = 63 - ((lo - 1) ^ hi).leading_zeros();
+        let j = (hi >> highest_difference) << highest_difference;
+        j as f64 * h
     }
 
     /// The last `steps` steps of Hadoop's bisection over `[lower, upper]`;
@@ -947,6 +994,13 @@ fn ceil_log2(x: f64) -> i32 {
     }
 }
 
+/// `ceil(x)` for `0 <= x <= 2^ITERATIONS`, in integers (exact: `x` is far
+/// below `2^53`).
+fn ceil_below_grid(x: f64) -> u64 {
+    let floor = x as u64;
+    if (floor as f64) < x { floor + 1 } else { floor }
+}
+
 /// The next double above a positive finite `x`.
 fn next_up(x: f64) -> f64 {
     f64::from_bits(x.to_bits() + 1)
@@ -961,4 +1015,85 @@ fn next_down(x: f64) -> f64 {
 /// `Long.MAX_VALUE`.
 fn truncate(value: f64) -> u64 {
     value as i64 as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{Crossing, ITERATIONS, LAST_DOUBLING, ceil_log2, next_down, next_up, pow2};
+
+    /// Ratios near the bisection's grid for `k`: multiples of its spacing,
+    /// a double either side, anything, and the ends.
+    fn near_grid(k: i32) -> impl Strategy<Value = f64> {
+        let h = pow2(k) / f64::from(1_u32 << ITERATIONS);
+        prop_oneof![
+            2 => (0_u64..=(1 << ITERATIONS)).prop_map(move |j| j as f64 * h),
+            1 => (1_u64..=(1 << ITERATIONS)).prop_map(move |j| next_down(j as f64 * h)),
+            1 => (0_u64..(1 << ITERATIONS)).prop_map(move |j| next_up(j as f64 * h)),
+            1 => (0.0..=1.0_f64).prop_map(move |x| x * pow2(k)),
+            1 => prop::sample::select(vec![
+                0.0,
+                next_down(h),
+                h,
+                next_up(h),
+                next_down(pow2(k) - h),
+                pow2(k) - h,
+                next_up(pow2(k) - h),
+                next_down(pow2(k)),
+                pow2(k),
+            ]),
+        ]
+    }
+
+    fn crossing() -> impl Strategy<Value = Crossing> {
+        (0_i32..=LAST_DOUBLING, 0_u8..4)
+            .prop_flat_map(|(k, shape)| (near_grid(k), near_grid(k), Just(shape)))
+            .prop_map(|(a, b, shape)| {
+                let (reach, pass) = (a.min(b), a.max(b));
+                match shape {
+                    0 => Crossing { reach, pass: reach },
+                    1 => Crossing {
+                        reach,
+                        pass: f64::INFINITY,
+                    },
+                    2 => Crossing { reach: 0.0, pass },
+                    _ => Crossing { reach, pass },
+                }
+            })
+    }
+
+    /// Cases an earlier, wrong working-out got wrong: the first midpoint
+    /// itself in range, nothing in range, and the grid's first point.
+    #[test]
+    fn bisection_from_zero_at_the_edges() {
+        let h = pow2(0) / f64::from(1_u32 << ITERATIONS);
+        for (reach, pass) in [
+            (0.5, f64::INFINITY),
+            (0.0, f64::INFINITY),
+            (0.0, 0.0),
+            (h, h),
+            (0.25, 0.75),
+        ] {
+            let crossing = Crossing { reach, pass };
+            assert_eq!(
+                crossing.bisect_from_zero(0).to_bits(),
+                crossing.bisect(0.0, 1.0, ITERATIONS).to_bits(),
+                "{crossing:?}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
+
+        /// The worked-out bisection from zero ends where stepping does.
+        #[test]
+        fn bisection_from_zero_is_worked_out_exactly(crossing in crossing()) {
+            let k = if crossing.reach <= 1.0 { 0 } else { ceil_log2(crossing.reach) };
+            let stepped = crossing.bisect(0.0, pow2(k), ITERATIONS);
+            let worked_out = crossing.bisect_from_zero(k);
+            prop_assert_eq!(stepped.to_bits(), worked_out.to_bits(), "{:?} k {}", crossing, k);
+        }
+    }
 }

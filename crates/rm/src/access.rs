@@ -1,0 +1,120 @@
+//! Who may do what to an application or to the cluster: the caller's
+//! identity (user and groups), the RM-wide switches (`yarn.acl.enable`,
+//! `yarn.admin.acl`) and Hadoop's rules for killing, moving and
+//! re-prioritising apps and for admin calls.
+//!
+//! Submission ACLs are the core's (it checks them on every submission, as
+//! Hadoop's scheduler does); queue ACLs themselves are `weft-queue-tree`'s.
+
+use weft_model::QueuePath;
+use weft_queue_tree::{Acl, QueueAccess, QueueTree};
+
+/// A caller: the user named by `?user.name=` and the user's groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// The user.
+    pub user: String,
+    /// Groups, primary first, from `weft.rm.groups.file`.
+    pub groups: Vec<String>,
+}
+
+/// The RM-wide access settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AclSettings {
+    /// `yarn.acl.enable`: without it, anyone may administer anything
+    /// (queue submission ACLs still apply, as in Hadoop's scheduler).
+    pub enabled: bool,
+    /// `yarn.admin.acl`: the cluster administrators.
+    pub admins: Acl,
+}
+
+impl AclSettings {
+    /// True when `who` is a cluster administrator (everybody is while ACLs are off).
+    pub fn is_admin(&self, who: &Identity) -> bool {
+        !self.enabled || self.admins.allows(&who.user, &who.groups)
+    }
+
+    /// Hadoop's rule for changing an app (kill, move, priority): its owner,
+    /// a cluster administrator, or someone who administers its queue.
+    pub fn may_modify_app(
+        &self,
+        tree: &QueueTree,
+        who: &Identity,
+        owner: &str,
+        queue: &QueuePath,
+    ) -> bool {
+        self.is_admin(who)
+            || who.user == owner
+            || tree.has_access(queue, QueueAccess::AdministerQueue, &who.user, &who.groups)
+    }
+
+    /// Whether `who` may put apps in `queue` (moving checks the target this way).
+    pub fn may_submit_to(&self, tree: &QueueTree, who: &Identity, queue: &QueuePath) -> bool {
+        !self.enabled || tree.has_access(queue, QueueAccess::SubmitApps, &who.user, &who.groups)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use weft_model::Resource;
+    use weft_queue_tree::alloc_file::parse_alloc_file;
+    use weft_queue_tree::{QueueTree, TreeSettings};
+
+    use super::*;
+
+    fn tree() -> QueueTree {
+        let loaded = parse_alloc_file(
+            r#"<allocations>
+                 <queue name="root">
+                   <aclSubmitApps> </aclSubmitApps>
+                   <aclAdministerApps> </aclAdministerApps>
+                   <queue name="a"><aclSubmitApps>alice</aclSubmitApps><aclAdministerApps> ops</aclAdministerApps></queue>
+                   <queue name="b"><aclSubmitApps>bob</aclSubmitApps></queue>
+                 </queue>
+               </allocations>"#,
+        )
+        .unwrap();
+        QueueTree::new(
+            loaded.config,
+            TreeSettings {
+                size_based_weight: false,
+                max_container_allocation: Resource::new(8192, 8),
+            },
+            Resource::new(8192, 8),
+        )
+    }
+
+    fn who(user: &str, groups: &[&str]) -> Identity {
+        Identity {
+            user: user.into(),
+            groups: groups.iter().map(|g| (*g).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn hadoop_rules_for_changing_apps() {
+        let t = tree();
+        let acl = AclSettings {
+            enabled: true,
+            admins: Acl::parse("yarn"),
+        };
+        let a = QueuePath::parse("root.a").unwrap();
+        let b = QueuePath::parse("root.b").unwrap();
+        // The owner, an admin and a queue administrator may; others may not.
+        assert!(acl.may_modify_app(&t, &who("alice", &[]), "alice", &a));
+        assert!(acl.may_modify_app(&t, &who("yarn", &[]), "alice", &a));
+        assert!(acl.may_modify_app(&t, &who("carol", &["ops"]), "alice", &a));
+        assert!(!acl.may_modify_app(&t, &who("bob", &[]), "alice", &a));
+        // Moving also needs the right to submit to the target.
+        assert!(!acl.may_submit_to(&t, &who("alice", &[]), &b));
+        assert!(acl.may_submit_to(&t, &who("bob", &[]), &b));
+        // With ACLs off everybody administers.
+        let off = AclSettings {
+            enabled: false,
+            admins: Acl::nobody(),
+        };
+        assert!(off.may_modify_app(&t, &who("bob", &[]), "alice", &a));
+        assert!(off.may_submit_to(&t, &who("alice", &[]), &b));
+        assert!(off.is_admin(&who("anyone", &[])));
+    }
+}

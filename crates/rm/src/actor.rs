@@ -1,0 +1,1113 @@
+//! The one task that owns the core: a closed `Command` enum in, typed
+//! replies out, the core's deadline as the timer, and the published views.
+//!
+//! Each wake-up takes a batch of waiting commands, reads the clock once
+//! (`Clock::now`), runs a `Tick` first if the core's deadline has passed,
+//! handles the batch in order, then republishes the views when they are due:
+//! at most every `weft.rm.view-refresh-ms`, and never more often than keeps
+//! rebuilding them under a fiftieth of the actor's time (a 10,000-node view
+//! costs milliseconds). One application's report is also served fresh on
+//! request, so a client reads its own writes. Handlers never touch the core.
+//!
+//! The protocol bookkeeping the core leaves to drivers lives here too: the
+//! `responseId` sessions that make a repeated heartbeat or allocate call
+//! return the same answer without doing anything twice, launch contexts for
+//! AM containers, and access checks for kill, move and priority.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use weft_core::{
+    AllocateError, AllocateRequest, AppError, AppState, Event, FinalStatus, Input, MoveError,
+    NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, RegisterReply, Reply,
+    ResourceManager, SubmitError, SubmitReply, exit_status,
+};
+use weft_model::{AppId, AppPriority, NodeId, QueuePath, Time};
+use weft_queue_tree::{AllocConfig, ConfigApplied};
+
+use crate::access::{AclSettings, Identity};
+use crate::clock::Clock;
+use crate::dto::am::AllocateResponseDto;
+use crate::dto::nm::NodeHeartbeatResponse;
+use crate::event_log::EventLog;
+use crate::metrics::{Metrics, SchedulerMetrics};
+use crate::view::{AppExtra, AppView, View};
+
+/// Commands handled in one wake-up, at most.
+const MAX_BATCH: usize = 512;
+
+/// Gauges are re-set at least this often, so idle ones stay exported.
+const GAUGE_REFRESH: Duration = Duration::from_secs(5);
+
+/// Views are rebuilt no more often than every this many times their cost.
+const VIEW_COST_FACTOR: u32 = 50;
+
+/// Why the scheduler refused a command (or could not take it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RmError {
+    /// A node input was refused.
+    #[error(transparent)]
+    Node(#[from] NodeError),
+    /// A submission was refused.
+    #[error(transparent)]
+    Submit(#[from] SubmitError),
+    /// An app input was refused.
+    #[error(transparent)]
+    App(#[from] AppError),
+    /// An allocate call was refused.
+    #[error(transparent)]
+    Allocate(#[from] AllocateError),
+    /// A move was refused.
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    /// A heartbeat or allocate call with a `responseId` that is neither the
+    /// expected one nor a repeat of the last.
+    #[error(
+        "{who} sent responseId {got}, but the last answer it was sent has responseId {expected}; {advice}"
+    )]
+    OutOfSync {
+        /// The node or application.
+        who: String,
+        /// The `responseId` sent.
+        got: u64,
+        /// The `responseId` of the last answer.
+        expected: u64,
+        /// What the caller should do.
+        advice: &'static str,
+    },
+    /// The caller may not do this to the app.
+    #[error("user {user} may not {action} application {app} in queue {queue}{why}")]
+    Forbidden {
+        /// The caller.
+        user: String,
+        /// What was attempted (`kill`, `move`, ...).
+        action: &'static str,
+        /// The app.
+        app: AppId,
+        /// Its queue.
+        queue: QueuePath,
+        /// The rule that was not met.
+        why: String,
+    },
+    /// The core answered with a reply of the wrong kind (a bug).
+    #[error("the scheduler answered {what} with an unexpected reply")]
+    Unexpected {
+        /// The command.
+        what: &'static str,
+    },
+    /// The actor has stopped.
+    #[error("the scheduler has stopped")]
+    Gone,
+}
+
+/// What a registered node learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeRegistered {
+    /// How often to heartbeat.
+    pub heartbeat_interval_ms: u64,
+    /// The RM's identity (its start time).
+    pub rm_identifier: u64,
+}
+
+/// What an AM says about itself when registering.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AmInfo {
+    /// Its host.
+    pub host: Option<String>,
+    /// Its RPC port.
+    pub rpc_port: Option<u16>,
+    /// Its web UI.
+    pub tracking_url: Option<String>,
+}
+
+type Tx<T> = oneshot::Sender<Result<T, RmError>>;
+
+/// Everything handlers can ask of the scheduler.
+pub(crate) enum Command {
+    RegisterNode {
+        reg: NodeRegistration,
+        reply: Tx<NodeRegistered>,
+    },
+    Heartbeat {
+        hb: NodeHeartbeat,
+        response_id: u64,
+        reply: Tx<Arc<NodeHeartbeatResponse>>,
+    },
+    UnregisterNode {
+        node: NodeId,
+        reply: Tx<()>,
+    },
+    NewApplication {
+        reply: Tx<NewApplicationReply>,
+    },
+    Submit {
+        sub: weft_core::Submission,
+        extra: AppExtra,
+        reply: Tx<SubmitReply>,
+    },
+    RegisterAm {
+        app: AppId,
+        info: AmInfo,
+        reply: Tx<RegisterReply>,
+    },
+    Allocate {
+        req: AllocateRequest,
+        response_id: u64,
+        reply: Tx<Arc<AllocateResponseDto>>,
+    },
+    FinishAm {
+        app: AppId,
+        outcome: FinalStatus,
+        diagnostics: String,
+        tracking_url: Option<String>,
+        reply: Tx<()>,
+    },
+    Kill {
+        app: AppId,
+        who: Identity,
+        diagnostics: Option<String>,
+        reply: Tx<AppState>,
+    },
+    Move {
+        app: AppId,
+        who: Identity,
+        queue: QueuePath,
+        reply: Tx<QueuePath>,
+    },
+    SetPriority {
+        app: AppId,
+        who: Identity,
+        priority: AppPriority,
+        reply: Tx<AppPriority>,
+    },
+    ReplaceAllocConfig {
+        config: Box<AllocConfig>,
+        reply: Tx<ConfigApplied>,
+    },
+    AppSnapshot {
+        app: AppId,
+        reply: Tx<AppSnapshot>,
+    },
+    Sync {
+        reply: Tx<Arc<View>>,
+    },
+}
+
+/// One application as it stands now, with what its report needs.
+#[derive(Clone, Debug)]
+pub struct AppSnapshot {
+    /// The app.
+    pub app: AppView,
+    /// Its queue's instantaneous fair share of memory (MB).
+    pub queue_fair_mb: u64,
+    /// The cluster's memory (MB).
+    pub cluster_mb: u64,
+    /// Core time now.
+    pub now: Time,
+    /// Wall-clock milliseconds at core time zero.
+    pub epoch_origin_ms: u64,
+}
+
+/// A cheap, cloneable handle to the scheduler task: commands in, replies out,
+/// and the latest published views.
+#[derive(Clone, Debug)]
+pub struct RmHandle {
+    tx: mpsc::Sender<Command>,
+    views: watch::Receiver<Arc<View>>,
+}
+
+impl RmHandle {
+    /// The latest published views.
+    pub fn view(&self) -> Arc<View> {
+        self.views.borrow().clone()
+    }
+
+    async fn call<T>(&self, make: impl FnOnce(Tx<T>) -> Command) -> Result<T, RmError> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(make(tx)).await.map_err(|_| RmError::Gone)?;
+        rx.await.map_err(|_| RmError::Gone)?
+    }
+
+    /// Registers (or re-registers) a node.
+    pub async fn register_node(&self, reg: NodeRegistration) -> Result<NodeRegistered, RmError> {
+        self.call(|reply| Command::RegisterNode { reg, reply })
+            .await
+    }
+
+    /// A node heartbeat carrying `response_id`.
+    pub async fn heartbeat(
+        &self,
+        hb: NodeHeartbeat,
+        response_id: u64,
+    ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
+        self.call(|reply| Command::Heartbeat {
+            hb,
+            response_id,
+            reply,
+        })
+        .await
+    }
+
+    /// A node leaving.
+    pub async fn unregister_node(&self, node: NodeId) -> Result<(), RmError> {
+        self.call(|reply| Command::UnregisterNode { node, reply })
+            .await
+    }
+
+    /// A fresh application id.
+    pub async fn new_application(&self) -> Result<NewApplicationReply, RmError> {
+        self.call(|reply| Command::NewApplication { reply }).await
+    }
+
+    /// A submission.
+    pub async fn submit(
+        &self,
+        sub: weft_core::Submission,
+        extra: AppExtra,
+    ) -> Result<SubmitReply, RmError> {
+        self.call(|reply| Command::Submit { sub, extra, reply })
+            .await
+    }
+
+    /// An AM registering.
+    pub async fn register_am(&self, app: AppId, info: AmInfo) -> Result<RegisterReply, RmError> {
+        self.call(|reply| Command::RegisterAm { app, info, reply })
+            .await
+    }
+
+    /// An AM's allocate call carrying `response_id`.
+    pub async fn allocate(
+        &self,
+        req: AllocateRequest,
+        response_id: u64,
+    ) -> Result<Arc<AllocateResponseDto>, RmError> {
+        self.call(|reply| Command::Allocate {
+            req,
+            response_id,
+            reply,
+        })
+        .await
+    }
+
+    /// An AM finishing its attempt.
+    pub async fn finish_am(
+        &self,
+        app: AppId,
+        outcome: FinalStatus,
+        diagnostics: String,
+        tracking_url: Option<String>,
+    ) -> Result<(), RmError> {
+        self.call(|reply| Command::FinishAm {
+            app,
+            outcome,
+            diagnostics,
+            tracking_url,
+            reply,
+        })
+        .await
+    }
+
+    /// Kills an app on `who`'s behalf; the app's state afterwards.
+    pub async fn kill(
+        &self,
+        app: AppId,
+        who: Identity,
+        diagnostics: Option<String>,
+    ) -> Result<AppState, RmError> {
+        self.call(|reply| Command::Kill {
+            app,
+            who,
+            diagnostics,
+            reply,
+        })
+        .await
+    }
+
+    /// Moves an app on `who`'s behalf; its queue afterwards.
+    pub async fn move_app(
+        &self,
+        app: AppId,
+        who: Identity,
+        queue: QueuePath,
+    ) -> Result<QueuePath, RmError> {
+        self.call(|reply| Command::Move {
+            app,
+            who,
+            queue,
+            reply,
+        })
+        .await
+    }
+
+    /// Changes an app's priority on `who`'s behalf.
+    pub async fn set_priority(
+        &self,
+        app: AppId,
+        who: Identity,
+        priority: AppPriority,
+    ) -> Result<AppPriority, RmError> {
+        self.call(|reply| Command::SetPriority {
+            app,
+            who,
+            priority,
+            reply,
+        })
+        .await
+    }
+
+    /// Puts a new allocation file in force.
+    pub async fn replace_alloc_config(
+        &self,
+        config: AllocConfig,
+    ) -> Result<ConfigApplied, RmError> {
+        self.call(|reply| Command::ReplaceAllocConfig {
+            config: Box::new(config),
+            reply,
+        })
+        .await
+    }
+
+    /// One application's report as of now (not the published views), so a
+    /// client reads its own writes; `None` when the RM does not know it.
+    pub async fn app_snapshot(&self, app: AppId) -> Result<AppSnapshot, RmError> {
+        self.call(|reply| Command::AppSnapshot { app, reply }).await
+    }
+
+    /// Publishes fresh views now and returns them.
+    pub async fn sync(&self) -> Result<Arc<View>, RmError> {
+        self.call(|reply| Command::Sync { reply }).await
+    }
+}
+
+/// How the actor runs.
+#[derive(Clone, Debug)]
+pub(crate) struct ActorSettings {
+    pub(crate) view_refresh: Duration,
+    pub(crate) command_queue: usize,
+    pub(crate) acl: AclSettings,
+}
+
+#[derive(Default)]
+struct NodeSession {
+    last_response_id: u64,
+    last: Option<Arc<NodeHeartbeatResponse>>,
+    http_address: String,
+}
+
+#[derive(Default)]
+struct AmSession {
+    last_response_id: u64,
+    last: Option<Arc<AllocateResponseDto>>,
+}
+
+struct Actor {
+    core: ResourceManager,
+    clock: Clock,
+    settings: ActorSettings,
+    rx: mpsc::Receiver<Command>,
+    views: watch::Sender<Arc<View>>,
+    extras: BTreeMap<AppId, AppExtra>,
+    nodes: BTreeMap<NodeId, NodeSession>,
+    ams: BTreeMap<AppId, AmSession>,
+    metrics: SchedulerMetrics,
+    event_log: Option<EventLog>,
+    version: u64,
+    dirty: bool,
+    force_publish: bool,
+    last_publish: Instant,
+    /// What the last rebuild of the views took (real time, not the core's).
+    last_publish_cost: Duration,
+    /// Replies to `Sync`, held until the next rebuild of the views.
+    deferred: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+/// Starts the actor on the current runtime; it stops when `shutdown`
+/// resolves (or every handle is dropped), flushing the event log.
+pub(crate) fn spawn(
+    core: ResourceManager,
+    clock: Clock,
+    settings: ActorSettings,
+    metrics: Arc<Metrics>,
+    event_log: Option<EventLog>,
+    shutdown: oneshot::Receiver<()>,
+) -> (RmHandle, JoinHandle<()>) {
+    let (tx, rx) = mpsc::channel(settings.command_queue);
+    let mut actor = Actor {
+        core,
+        clock,
+        settings,
+        rx,
+        views: watch::channel(Arc::new(View::default())).0,
+        extras: BTreeMap::new(),
+        nodes: BTreeMap::new(),
+        ams: BTreeMap::new(),
+        metrics: SchedulerMetrics::new(metrics),
+        event_log,
+        version: 0,
+        dirty: true,
+        force_publish: false,
+        last_publish: Instant::now(),
+        last_publish_cost: Duration::ZERO,
+        deferred: Vec::new(),
+    };
+    actor.publish(actor.clock.now());
+    let handle = RmHandle {
+        tx,
+        views: actor.views.subscribe(),
+    };
+    let task = tokio::spawn(actor.run(shutdown));
+    (handle, task)
+}
+
+impl Actor {
+    async fn run(mut self, mut shutdown: oneshot::Receiver<()>) {
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        loop {
+            let wake = self.next_wake();
+            tokio::select! {
+                biased;
+                _ = &mut shutdown => break,
+                n = self.rx.recv_many(&mut batch, MAX_BATCH) => {
+                    if n == 0 {
+                        break;
+                    }
+                }
+                () = tokio::time::sleep_until(wake) => {}
+            }
+            let now = self.clock.now();
+            self.tick_if_due(now);
+            for cmd in batch.drain(..) {
+                self.handle(now, cmd);
+            }
+            self.after_batch(now);
+        }
+        let now = self.clock.now();
+        self.publish(now);
+        for f in self.deferred.drain(..) {
+            f();
+        }
+        tracing::debug!("scheduler stopped");
+    }
+
+    fn next_wake(&self) -> Instant {
+        let deadline = self.core.next_deadline().unwrap_or(Time::MAX);
+        let mut wake = self.clock.instant_at(deadline);
+        if self.dirty {
+            wake = wake.min(self.last_publish + self.publish_interval());
+        }
+        wake.min(self.last_publish + GAUGE_REFRESH)
+    }
+
+    /// The least time between two rebuilds: the configured refresh, or
+    /// fifty times what the last rebuild cost, whichever is longer (0
+    /// configured: after every batch, whatever the cost).
+    fn publish_interval(&self) -> Duration {
+        if self.settings.view_refresh.is_zero() {
+            return Duration::ZERO;
+        }
+        self.settings
+            .view_refresh
+            .max(self.last_publish_cost * VIEW_COST_FACTOR)
+    }
+
+    fn tick_if_due(&mut self, now: Time) {
+        if self.core.next_deadline().is_some_and(|d| d <= now) {
+            let started = std::time::Instant::now();
+            let out = self.core.handle(now, Input::Tick);
+            if out
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::Updated { .. }))
+            {
+                self.metrics.update_took(started.elapsed());
+            }
+            self.absorb(now, &out.events);
+            self.dirty = true;
+        }
+    }
+
+    fn after_batch(&mut self, now: Time) {
+        let since = self.last_publish.elapsed();
+        if self.force_publish
+            || (self.dirty && since >= self.publish_interval())
+            || since >= GAUGE_REFRESH
+        {
+            self.publish(now);
+        }
+        for f in self.deferred.drain(..) {
+            f();
+        }
+    }
+
+    fn publish(&mut self, now: Time) {
+        let started = std::time::Instant::now();
+        self.version += 1;
+        let view = View::build(
+            &self.core,
+            &self.extras,
+            self.version,
+            now,
+            self.clock.epoch_origin_ms(),
+        );
+        // Forget what the core itself has forgotten (apps trimmed from history).
+        self.extras.retain(|id, _| view.apps.contains_key(id));
+        self.metrics.publish(&view);
+        if let Some(log) = &mut self.event_log {
+            log.flush();
+        }
+        let old = self.views.send_replace(Arc::new(view));
+        // Freeing a large view is not the scheduler's work.
+        if Arc::strong_count(&old) == 1 && old.nodes.len() > 1_000 {
+            tokio::task::spawn_blocking(move || drop(old));
+        }
+        self.last_publish = Instant::now();
+        self.last_publish_cost = started.elapsed();
+        self.dirty = false;
+        self.force_publish = false;
+    }
+
+    fn handle(&mut self, now: Time, cmd: Command) {
+        let was_dirty = self.dirty;
+        self.dirty = true;
+        match cmd {
+            Command::RegisterNode { reg, reply } => {
+                let res = self.register_node(now, reg);
+                let _ = reply.send(res);
+            }
+            Command::Heartbeat {
+                hb,
+                response_id,
+                reply,
+            } => {
+                let res = self.heartbeat(now, hb, response_id);
+                let _ = reply.send(res);
+            }
+            Command::UnregisterNode { node, reply } => {
+                let out = self.core.handle(
+                    now,
+                    Input::NodeUnregistered {
+                        node: node.clone(),
+                        decommissioned: false,
+                    },
+                );
+                self.absorb(now, &out.events);
+                self.nodes.remove(&node);
+                let res = match out.reply {
+                    Reply::NodeUnregistered(r) => r.map_err(RmError::from),
+                    _ => Err(RmError::Unexpected { what: "unregister" }),
+                };
+                let _ = reply.send(res);
+            }
+            Command::NewApplication { reply } => {
+                let out = self.core.handle(now, Input::NewApplication);
+                let res = match out.reply {
+                    Reply::NewApplication(r) => Ok(r),
+                    _ => Err(RmError::Unexpected {
+                        what: "new-application",
+                    }),
+                };
+                let _ = reply.send(res);
+            }
+            Command::Submit { sub, extra, reply } => {
+                let res = self.submit(now, sub, extra);
+                let _ = reply.send(res);
+            }
+            Command::RegisterAm { app, info, reply } => {
+                let out = self.core.handle(now, Input::AmRegistered { app });
+                self.absorb(now, &out.events);
+                let res = match out.reply {
+                    Reply::AmRegistered(r) => r.map_err(RmError::from),
+                    _ => Err(RmError::Unexpected {
+                        what: "AM register",
+                    }),
+                };
+                if res.is_ok() {
+                    self.ams.insert(app, AmSession::default());
+                    let extra = self.extras.entry(app).or_default();
+                    extra.am_host = info.host;
+                    extra.am_rpc_port = info.rpc_port;
+                    extra.tracking_url = info.tracking_url;
+                }
+                let _ = reply.send(res);
+            }
+            Command::Allocate {
+                req,
+                response_id,
+                reply,
+            } => {
+                let res = self.allocate(now, req, response_id);
+                let _ = reply.send(res);
+            }
+            Command::FinishAm {
+                app,
+                outcome,
+                diagnostics,
+                tracking_url,
+                reply,
+            } => {
+                let out = self.core.handle(
+                    now,
+                    Input::AttemptFinished {
+                        app,
+                        outcome,
+                        diagnostics,
+                    },
+                );
+                let res = match out.reply {
+                    Reply::Done(r) => r.map_err(RmError::from),
+                    _ => Err(RmError::Unexpected { what: "AM finish" }),
+                };
+                if res.is_ok() && tracking_url.is_some() {
+                    self.extras.entry(app).or_default().tracking_url = tracking_url;
+                }
+                self.absorb(now, &out.events);
+                let _ = reply.send(res);
+            }
+            Command::Kill {
+                app,
+                who,
+                diagnostics,
+                reply,
+            } => {
+                let res = self.kill(now, app, &who, diagnostics);
+                let _ = reply.send(res);
+            }
+            Command::Move {
+                app,
+                who,
+                queue,
+                reply,
+            } => {
+                let res = self.move_app(now, app, &who, queue);
+                let _ = reply.send(res);
+            }
+            Command::SetPriority {
+                app,
+                who,
+                priority,
+                reply,
+            } => {
+                let res = self.set_priority(now, app, &who, priority);
+                let _ = reply.send(res);
+            }
+            Command::ReplaceAllocConfig { config, reply } => {
+                let out = self.core.handle(now, Input::AllocConfigReplaced(config));
+                self.absorb(now, &out.events);
+                let res = match out.reply {
+                    Reply::ConfigApplied(applied) => Ok(applied),
+                    _ => Err(RmError::Unexpected {
+                        what: "allocation file replacement",
+                    }),
+                };
+                let _ = reply.send(res);
+            }
+            Command::AppSnapshot { app, reply } => {
+                self.dirty = was_dirty;
+                let _ = reply.send(self.app_snapshot(now, app));
+            }
+            Command::Sync { reply } => {
+                self.force_publish = true;
+                let views = self.views.subscribe();
+                self.deferred.push(Box::new(move || {
+                    let _ = reply.send(Ok(views.borrow().clone()));
+                }));
+            }
+        }
+    }
+
+    fn app_snapshot(&self, now: Time, app: AppId) -> Result<AppSnapshot, RmError> {
+        let report = self
+            .core
+            .app_report(app)
+            .ok_or(RmError::App(AppError::UnknownApp(app)))?;
+        let tree = self.core.tree();
+        let queue_fair_mb = tree
+            .queue_id(&report.record.queue)
+            .map_or(0, |q| tree.queue_fair_share(q).memory_mb());
+        let extra = self.extras.get(&app).cloned().unwrap_or_default();
+        Ok(AppSnapshot {
+            app: AppView { report, extra },
+            queue_fair_mb,
+            cluster_mb: tree.cluster_capacity().memory_mb(),
+            now,
+            epoch_origin_ms: self.clock.epoch_origin_ms(),
+        })
+    }
+
+    fn register_node(
+        &mut self,
+        now: Time,
+        reg: NodeRegistration,
+    ) -> Result<NodeRegistered, RmError> {
+        let node = reg.node.clone();
+        let http_address = reg.http_address.clone();
+        let out = self.core.handle(now, Input::NodeRegistered(reg));
+        self.absorb(now, &out.events);
+        match out.reply {
+            Reply::NodeRegistered(Ok(())) => {
+                // A (re-)registration starts a new heartbeat sequence.
+                self.nodes.insert(
+                    node,
+                    NodeSession {
+                        http_address,
+                        ..NodeSession::default()
+                    },
+                );
+                Ok(NodeRegistered {
+                    heartbeat_interval_ms: self
+                        .core
+                        .settings()
+                        .scheduler
+                        .node_heartbeat_interval
+                        .as_millis(),
+                    rm_identifier: self.clock.epoch_origin_ms(),
+                })
+            }
+            Reply::NodeRegistered(Err(e)) => Err(e.into()),
+            _ => Err(RmError::Unexpected {
+                what: "node registration",
+            }),
+        }
+    }
+
+    fn heartbeat(
+        &mut self,
+        now: Time,
+        hb: NodeHeartbeat,
+        response_id: u64,
+    ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
+        let Some(session) = self.nodes.get(&hb.node) else {
+            return Err(NodeError::NotRegistered(hb.node).into());
+        };
+        if let Some(last) = &session.last {
+            if last.response_id.checked_sub(1) == Some(response_id) {
+                return Ok(last.clone());
+            }
+        }
+        if response_id != session.last_response_id {
+            return Err(RmError::OutOfSync {
+                who: format!("node {}", hb.node),
+                got: response_id,
+                expected: session.last_response_id,
+                advice: "register the node again",
+            });
+        }
+        let node = hb.node.clone();
+        let out = self.core.handle(now, Input::NodeHeartbeat(hb));
+        self.absorb(now, &out.events);
+        let reply = match out.reply {
+            Reply::NodeHeartbeat(Ok(r)) => r,
+            Reply::NodeHeartbeat(Err(e)) => {
+                self.nodes.remove(&node);
+                return Err(e.into());
+            }
+            _ => return Err(RmError::Unexpected { what: "heartbeat" }),
+        };
+        let interval = self
+            .core
+            .settings()
+            .scheduler
+            .node_heartbeat_interval
+            .as_millis();
+        let extras = &self.extras;
+        let res = Arc::new(NodeHeartbeatResponse::from_reply(
+            response_id.saturating_add(1),
+            interval,
+            reply,
+            |app| extras.get(&app).and_then(|e| e.launch_context.clone()),
+        ));
+        if let Some(session) = self.nodes.get_mut(&node) {
+            session.last_response_id = response_id.saturating_add(1);
+            session.last = Some(res.clone());
+        }
+        Ok(res)
+    }
+
+    fn submit(
+        &mut self,
+        now: Time,
+        sub: weft_core::Submission,
+        extra: AppExtra,
+    ) -> Result<SubmitReply, RmError> {
+        let app = sub.app;
+        let known = self.extras.contains_key(&app);
+        let out = self.core.handle(now, Input::AppSubmitted(sub));
+        let res = match out.reply {
+            Reply::Submitted(r) => r.map_err(RmError::from),
+            _ => Err(RmError::Unexpected { what: "submission" }),
+        };
+        match &res {
+            Ok(reply) => {
+                self.metrics.app_submitted(&reply.queue);
+                self.extras.insert(app, extra);
+            }
+            Err(RmError::Submit(SubmitError::Duplicate(_))) => {}
+            Err(_) => {
+                self.metrics.app_rejected();
+                if !known {
+                    self.extras.insert(app, extra);
+                }
+            }
+        }
+        self.absorb(now, &out.events);
+        res
+    }
+
+    fn allocate(
+        &mut self,
+        now: Time,
+        req: AllocateRequest,
+        response_id: u64,
+    ) -> Result<Arc<AllocateResponseDto>, RmError> {
+        let app = req.app;
+        if let Some(session) = self.ams.get(&app) {
+            if let Some(last) = &session.last {
+                if last.response_id.checked_sub(1) == Some(response_id) {
+                    return Ok(last.clone());
+                }
+            }
+            if response_id != session.last_response_id {
+                return Err(RmError::OutOfSync {
+                    who: format!("application {app}"),
+                    got: response_id,
+                    expected: session.last_response_id,
+                    advice: "send the responseId of the last answer received",
+                });
+            }
+        }
+        let out = self.core.handle(now, Input::Allocate(req));
+        self.absorb(now, &out.events);
+        let reply = match out.reply {
+            Reply::Allocate(Ok(r)) => r,
+            Reply::Allocate(Err(e)) => return Err(e.into()),
+            _ => return Err(RmError::Unexpected { what: "allocate" }),
+        };
+        if let Some(p) = &reply.preemption {
+            self.metrics.preemption_warned(p.containers.len());
+        }
+        let clock = self.clock;
+        let res = Arc::new(AllocateResponseDto::from_reply(
+            response_id.saturating_add(1),
+            reply,
+            |t| clock.epoch_ms(t),
+        ));
+        let session = self.ams.entry(app).or_default();
+        session.last_response_id = response_id.saturating_add(1);
+        session.last = Some(res.clone());
+        Ok(res)
+    }
+
+    /// The app's owner and queue, or why it cannot be changed.
+    fn app_owner(&self, app: AppId) -> Result<(String, QueuePath, AppState), RmError> {
+        let report = self
+            .core
+            .app_report(app)
+            .ok_or(RmError::App(AppError::UnknownApp(app)))?;
+        let r = report.record;
+        Ok((r.user, r.queue, r.state))
+    }
+
+    fn check_modify(
+        &self,
+        app: AppId,
+        who: &Identity,
+        action: &'static str,
+        owner: &str,
+        queue: &QueuePath,
+    ) -> Result<(), RmError> {
+        if self
+            .settings
+            .acl
+            .may_modify_app(self.core.tree(), who, owner, queue)
+        {
+            return Ok(());
+        }
+        Err(RmError::Forbidden {
+            user: who.user.clone(),
+            action,
+            app,
+            queue: queue.clone(),
+            why: ": only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+                .to_owned(),
+        })
+    }
+
+    fn kill(
+        &mut self,
+        now: Time,
+        app: AppId,
+        who: &Identity,
+        diagnostics: Option<String>,
+    ) -> Result<AppState, RmError> {
+        let (owner, queue, state) = self.app_owner(app)?;
+        if state.is_final() {
+            // Hadoop answers a kill of an ended app with its final state.
+            return Ok(state);
+        }
+        self.check_modify(app, who, "kill", &owner, &queue)?;
+        let reason = diagnostics
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(|| format!("killed by user {}", who.user));
+        let out = self.core.handle(now, Input::KillApp { app, reason });
+        self.absorb(now, &out.events);
+        match out.reply {
+            Reply::Done(Ok(())) => Ok(AppState::Killed),
+            Reply::Done(Err(e)) => Err(e.into()),
+            _ => Err(RmError::Unexpected { what: "kill" }),
+        }
+    }
+
+    fn move_app(
+        &mut self,
+        now: Time,
+        app: AppId,
+        who: &Identity,
+        target: QueuePath,
+    ) -> Result<QueuePath, RmError> {
+        let (owner, queue, state) = self.app_owner(app)?;
+        if state.is_final() {
+            return Err(MoveError::App(AppError::AlreadyEnded { app, state }).into());
+        }
+        self.check_modify(app, who, "move", &owner, &queue)?;
+        if !self
+            .settings
+            .acl
+            .may_submit_to(self.core.tree(), who, &target)
+        {
+            return Err(RmError::Forbidden {
+                user: who.user.clone(),
+                action: "move",
+                app,
+                queue,
+                why: format!(": the user may not submit to the target queue {target}"),
+            });
+        }
+        let out = self.core.handle(now, Input::MoveApp { app, queue: target });
+        self.absorb(now, &out.events);
+        match out.reply {
+            Reply::Moved(Ok(())) => {
+                let (_, queue, _) = self.app_owner(app)?;
+                Ok(queue)
+            }
+            Reply::Moved(Err(e)) => Err(e.into()),
+            _ => Err(RmError::Unexpected { what: "move" }),
+        }
+    }
+
+    fn set_priority(
+        &mut self,
+        now: Time,
+        app: AppId,
+        who: &Identity,
+        priority: AppPriority,
+    ) -> Result<AppPriority, RmError> {
+        let (owner, queue, state) = self.app_owner(app)?;
+        if state.is_final() {
+            return Err(AppError::AlreadyEnded { app, state }.into());
+        }
+        self.check_modify(app, who, "change the priority of", &owner, &queue)?;
+        let out = self
+            .core
+            .handle(now, Input::SetAppPriority { app, priority });
+        self.absorb(now, &out.events);
+        match out.reply {
+            Reply::Done(Ok(())) => Ok(priority),
+            Reply::Done(Err(e)) => Err(e.into()),
+            _ => Err(RmError::Unexpected { what: "priority" }),
+        }
+    }
+
+    /// Turns the core's decisions into logs, metrics, the event log and the
+    /// shell's own books.
+    fn absorb(&mut self, now: Time, events: &[Event]) {
+        if events.is_empty() {
+            return;
+        }
+        let at = self.clock.epoch_ms(now);
+        for e in events {
+            if let Some(log) = &mut self.event_log {
+                log.write(at, e);
+            }
+            match e {
+                Event::ContainerAllocated {
+                    container,
+                    node,
+                    queue,
+                    locality,
+                    is_am,
+                    ..
+                } => {
+                    self.metrics.container_allocated(*locality);
+                    if *is_am {
+                        let http = self
+                            .nodes
+                            .get(node)
+                            .map(|s| s.http_address.clone())
+                            .unwrap_or_default();
+                        self.extras.entry(container.app()).or_default().am_node =
+                            Some((node.clone(), http));
+                    }
+                    tracing::debug!(container = %container, node = %node, queue = %queue, is_am, "container allocated");
+                }
+                Event::ContainerCompleted {
+                    container,
+                    queue,
+                    exit_status,
+                    ..
+                } => {
+                    if *exit_status == exit_status::PREEMPTED {
+                        self.metrics.container_preempted(queue);
+                    }
+                    tracing::debug!(container = %container, exit_status, "container completed");
+                }
+                Event::AppStateChanged {
+                    app,
+                    queue,
+                    state,
+                    diagnostics,
+                } => {
+                    tracing::info!(app = %app, queue = %queue, state = state.yarn_name(), diagnostics = %diagnostics, "application {state}");
+                    if state.is_final() {
+                        self.metrics.app_ended(queue, *state);
+                        self.ams.remove(app);
+                        if let Some(extra) = self.extras.get_mut(app) {
+                            extra.launch_context = None;
+                            extra.am_node = None;
+                        }
+                    }
+                }
+                Event::NodeAdded {
+                    node,
+                    rack,
+                    capability,
+                } => {
+                    tracing::info!(node = %node, rack = %rack, capability = %capability, "node registered");
+                }
+                Event::NodeStateChanged {
+                    node,
+                    state,
+                    reason,
+                } => {
+                    tracing::info!(node = %node, state = state.yarn_name(), reason = %reason, "node left");
+                    self.nodes.remove(node);
+                }
+                Event::QueuesChanged { created, removed } => {
+                    for q in created {
+                        tracing::info!(queue = %q, "queue created");
+                    }
+                    for q in removed {
+                        tracing::info!(queue = %q, "empty dynamic queue removed");
+                    }
+                }
+                Event::PlacementFailed { app, error } => {
+                    tracing::info!(app = %app, error = %error, "placement failed");
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! The YARN-style commands behind `weft application`, `weft queue`,
+//! `weft node` and `weft rmadmin`: each calls the REST API through `client`
+//! and renders the answer as text shaped like YARN's own CLI prints it.
+//!
+//! Parsing the command line and printing are the binary's; these functions
+//! return the text (or the error), so they are tested against a live router.
+
+use std::fmt::Write as _;
+
+use http::Method;
+use serde::de::DeserializeOwned;
+
+use crate::client::{ClientError, RmClient};
+use crate::dto::apps::{AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
+use crate::dto::cluster::{NodeDto, NodesDto, QueueDto, RefreshQueuesDto, SchedulerDto};
+
+/// Fetches `path` and unwraps Hadoop's `{"<root>": ...}`.
+async fn get_wrapped<T: DeserializeOwned>(
+    client: &mut RmClient,
+    path: &str,
+    root: &str,
+) -> Result<T, ClientError> {
+    let mut value: serde_json::Value = client.get(path).await?;
+    let inner = value
+        .get_mut(root)
+        .map(serde_json::Value::take)
+        .ok_or_else(|| ClientError::Unexpected {
+            status: http::StatusCode::OK,
+            why: format!("the answer has no {root:?} object"),
+        })?;
+    serde_json::from_value(inner).map_err(|e| ClientError::Unexpected {
+        status: http::StatusCode::OK,
+        why: format!("cannot decode {root}: {e}"),
+    })
+}
+
+/// `weft application -list [-appStates ...] [-appTypes ...] [-appTags ...]`.
+/// States default to YARN's (SUBMITTED, ACCEPTED, RUNNING); `ALL` lists every app.
+pub async fn application_list(
+    client: &mut RmClient,
+    states: &[String],
+    types: &[String],
+    tags: &[String],
+) -> Result<String, ClientError> {
+    let states: Vec<String> = if states.is_empty() {
+        vec!["SUBMITTED".into(), "ACCEPTED".into(), "RUNNING".into()]
+    } else if states.iter().any(|s| s.eq_ignore_ascii_case("ALL")) {
+        Vec::new()
+    } else {
+        states.iter().map(|s| s.to_ascii_uppercase()).collect()
+    };
+    let mut path = String::from("/ws/v1/cluster/apps?");
+    if !states.is_empty() {
+        let _ = write!(
+            path,
+            "states={}&",
+            crate::client::encode_query(&states.join(","))
+        );
+    }
+    if !types.is_empty() {
+        let _ = write!(
+            path,
+            "applicationTypes={}&",
+            crate::client::encode_query(&types.join(","))
+        );
+    }
+    if !tags.is_empty() {
+        let _ = write!(
+            path,
+            "applicationTags={}&",
+            crate::client::encode_query(&tags.join(","))
+        );
+    }
+    path.pop();
+    let apps: AppsDto = get_wrapped(client, &path, "apps").await?;
+    let mut out = String::new();
+    let shown = if states.is_empty() {
+        "[ALL]".to_owned()
+    } else {
+        format!("[{}]", states.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "Total number of applications (application-types: [{}] and states: {shown}):{}",
+        types.join(", "),
+        apps.app.len()
+    );
+    let _ = writeln!(
+        out,
+        "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>20}\t{:>18}\t{:>18}\t{:>15}\t{:>35}",
+        "Application-Id",
+        "Application-Name",
+        "Application-Type",
+        "User",
+        "Queue",
+        "State",
+        "Final-State",
+        "Progress",
+        "Tracking-URL"
+    );
+    for a in &apps.app {
+        let url = if a.tracking_url.is_empty() {
+            "N/A"
+        } else {
+            &a.tracking_url
+        };
+        let _ = writeln!(
+            out,
+            "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>20}\t{:>18}\t{:>18}\t{:>14.0}%\t{:>35}",
+            a.id,
+            a.name,
+            a.application_type,
+            a.user,
+            a.queue,
+            a.state,
+            a.final_status,
+            a.progress,
+            url
+        );
+    }
+    Ok(out)
+}
+
+/// `weft application -status <appId>`.
+pub async fn application_status(client: &mut RmClient, app: &str) -> Result<String, ClientError> {
+    let a: AppDto = get_wrapped(client, &format!("/ws/v1/cluster/apps/{app}"), "app").await?;
+    let mut out = String::from("Application Report : \n");
+    let na = |s: &str| {
+        if s.is_empty() {
+            "N/A".to_owned()
+        } else {
+            s.to_owned()
+        }
+    };
+    let lines = [
+        ("Application-Id", a.id.clone()),
+        ("Application-Name", a.name.clone()),
+        ("Application-Type", a.application_type.clone()),
+        ("User", a.user.clone()),
+        ("Queue", a.queue.clone()),
+        ("Application Priority", a.priority.to_string()),
+        ("Application Tags", a.application_tags.clone()),
+        ("Start-Time", a.started_time.to_string()),
+        ("Finish-Time", a.finished_time.to_string()),
+        ("Progress", format!("{:.0}%", a.progress)),
+        ("State", a.state.clone()),
+        ("Final-State", a.final_status.clone()),
+        ("Tracking-URL", na(&a.tracking_url)),
+        ("AM RPC Address", na(&a.am_rpc_address)),
+        ("AM Host", na(&a.am_host_http_address)),
+        (
+            "Aggregate Resource Allocation",
+            format!(
+                "{} MB-seconds, {} vcore-seconds",
+                a.memory_seconds, a.vcore_seconds
+            ),
+        ),
+        (
+            "Allocated Resources",
+            format!(
+                "<memory:{}, vCores:{}>, {} containers",
+                a.allocated_mb, a.allocated_vcores, a.running_containers
+            ),
+        ),
+        ("Diagnostics", a.diagnostics.clone()),
+        ("Unmanaged Application", a.unmanaged_application.to_string()),
+    ];
+    for (k, v) in lines {
+        let _ = writeln!(out, "\t{k} : {v}");
+    }
+    Ok(out)
+}
+
+/// `weft application -kill <appId>...`: kills each, reporting each (an app
+/// that already ended is reported, not killed, as YARN's CLI does).
+pub async fn application_kill(
+    client: &mut RmClient,
+    apps: &[String],
+) -> Result<String, ClientError> {
+    let mut out = String::new();
+    for app in apps {
+        let path = format!("/ws/v1/cluster/apps/{app}/state");
+        let current: AppStateDto = get_wrapped(client, &path, "appstate").await?;
+        if matches!(current.state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
+            let _ = writeln!(
+                out,
+                "Application {app} has already finished ({})",
+                current.state
+            );
+            continue;
+        }
+        let body = AppStateDto {
+            state: "KILLED".to_owned(),
+            diagnostics: None,
+        };
+        let _: serde_json::Value = client.call(Method::PUT, &path, Some(&body)).await?;
+        let _ = writeln!(out, "Killing application {app}");
+    }
+    Ok(out)
+}
+
+/// `weft application -movetoqueue <appId> -queue <queue>`.
+pub async fn application_move(
+    client: &mut RmClient,
+    app: &str,
+    queue: &str,
+) -> Result<String, ClientError> {
+    let body = AppQueueDto {
+        queue: queue.to_owned(),
+    };
+    let v: serde_json::Value = client
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{app}/queue"),
+            Some(&body),
+        )
+        .await?;
+    let to = v
+        .get("appqueue")
+        .and_then(|q| q.get("queue"))
+        .and_then(|q| q.as_str())
+        .unwrap_or(queue);
+    Ok(format!(
+        "Moving application {app} to queue {queue}\nSuccessfully completed move to {to}.\n"
+    ))
+}
+
+/// `weft application -appId <appId> -updatePriority <priority>`.
+pub async fn application_priority(
+    client: &mut RmClient,
+    app: &str,
+    priority: i32,
+) -> Result<String, ClientError> {
+    let body = AppPriorityDto { priority };
+    let _: serde_json::Value = client
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{app}/priority"),
+            Some(&body),
+        )
+        .await?;
+    Ok(format!(
+        "Updating priority of an application {app}\nSuccessfully updated the application {app} with priority {priority}\n"
+    ))
+}
+
+fn find_queue<'a>(q: &'a QueueDto, name: &str) -> Option<&'a QueueDto> {
+    let full = if name == "root" || name.starts_with("root.") {
+        name.to_owned()
+    } else {
+        format!("root.{name}")
+    };
+    if q.queue_name == full {
+        return Some(q);
+    }
+    q.child_queues
+        .as_ref()?
+        .queue
+        .iter()
+        .find_map(|c| find_queue(c, name))
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// `weft queue -status <queue>`: YARN's queue report, with the Fair
+/// Scheduler's meaning of capacity (fair share / cluster) and current
+/// capacity (usage / fair share).
+pub async fn queue_status(client: &mut RmClient, queue: &str) -> Result<String, ClientError> {
+    let s: SchedulerDto = get_wrapped(client, "/ws/v1/cluster/scheduler", "scheduler").await?;
+    let Some(q) = find_queue(&s.scheduler_info.root_queue, queue) else {
+        return Err(ClientError::Remote {
+            status: http::StatusCode::NOT_FOUND,
+            exception: crate::http::error::ApiError::NotFound(format!(
+                "Cannot get queue from RM by queueName = {queue}, please check."
+            ))
+            .remote_exception(),
+        });
+    };
+    let cluster = q.cluster_resources.memory;
+    let mut out = String::from("Queue Information : \n");
+    let _ = writeln!(out, "Queue Name : {}", q.queue_name);
+    let lines = [
+        ("State", "RUNNING".to_owned()),
+        ("Scheduling Policy", q.scheduling_policy.clone()),
+        ("Weight", q.weight.to_string()),
+        (
+            "Capacity",
+            format!("{:.1}%", pct(q.fair_resources.memory, cluster)),
+        ),
+        (
+            "Current Capacity",
+            format!(
+                "{:.1}%",
+                pct(q.used_resources.memory, q.fair_resources.memory)
+            ),
+        ),
+        (
+            "Maximum Capacity",
+            format!("{:.1}%", pct(q.max_resources.memory, cluster)),
+        ),
+        (
+            "Used Resources",
+            format!(
+                "<memory:{}, vCores:{}>",
+                q.used_resources.memory, q.used_resources.vcores
+            ),
+        ),
+        (
+            "Fair Share",
+            format!(
+                "<memory:{}, vCores:{}>",
+                q.fair_resources.memory, q.fair_resources.vcores
+            ),
+        ),
+        (
+            "Steady Fair Share",
+            format!(
+                "<memory:{}, vCores:{}>",
+                q.steady_fair_resources.memory, q.steady_fair_resources.vcores
+            ),
+        ),
+        (
+            "Default Node Label expression",
+            "<DEFAULT_PARTITION>".to_owned(),
+        ),
+        ("Accessible Node Labels", "*".to_owned()),
+    ];
+    for (k, v) in lines {
+        let _ = writeln!(out, "\t{k} : {v}");
+    }
+    if let Some(children) = &q.child_queues {
+        let names: Vec<&str> = children
+            .queue
+            .iter()
+            .map(|c| c.queue_name.as_str())
+            .collect();
+        let _ = writeln!(out, "\tChild Queues : {}", names.join(", "));
+    }
+    Ok(out)
+}
+
+/// `weft node -list [-states S,...] [-all]`: running nodes by default.
+pub async fn node_list(
+    client: &mut RmClient,
+    states: &[String],
+    all: bool,
+) -> Result<String, ClientError> {
+    let path = if all {
+        "/ws/v1/cluster/nodes".to_owned()
+    } else if states.is_empty() {
+        "/ws/v1/cluster/nodes?states=RUNNING".to_owned()
+    } else {
+        format!(
+            "/ws/v1/cluster/nodes?states={}",
+            crate::client::encode_query(&states.join(","))
+        )
+    };
+    let nodes: NodesDto = get_wrapped(client, &path, "nodes").await?;
+    let mut out = String::new();
+    let _ = writeln!(out, "Total Nodes:{}", nodes.node.len());
+    let _ = writeln!(
+        out,
+        "{:>16}\t{:>15}\t{:>17}\t{:>28}",
+        "Node-Id", "Node-State", "Node-Http-Address", "Number-of-Running-Containers"
+    );
+    for n in &nodes.node {
+        let _ = writeln!(
+            out,
+            "{:>16}\t{:>15}\t{:>17}\t{:>28}",
+            n.id, n.state, n.node_http_address, n.num_containers
+        );
+    }
+    Ok(out)
+}
+
+/// `weft node -status <nodeId>`.
+pub async fn node_status(client: &mut RmClient, node: &str) -> Result<String, ClientError> {
+    let n: NodeDto = get_wrapped(client, &format!("/ws/v1/cluster/nodes/{node}"), "node").await?;
+    let mut out = String::from("Node Report : \n");
+    let lines = [
+        ("Node-Id", n.id.clone()),
+        ("Rack", n.rack.clone()),
+        ("Node-State", n.state.clone()),
+        ("Node-Http-Address", n.node_http_address.clone()),
+        ("Last-Health-Update", n.last_health_update.to_string()),
+        ("Containers", n.num_containers.to_string()),
+        ("Memory-Used", format!("{}MB", n.used_memory_mb)),
+        ("Memory-Capacity", format!("{}MB", n.total_resource.memory)),
+        ("CPU-Used", format!("{} vcores", n.used_virtual_cores)),
+        (
+            "CPU-Capacity",
+            format!("{} vcores", n.total_resource.vcores),
+        ),
+    ];
+    for (k, v) in lines {
+        let _ = writeln!(out, "\t{k} : {v}");
+    }
+    Ok(out)
+}
+
+/// `weft rmadmin -refreshQueues`: prints nothing on success but the file's warnings.
+pub async fn rmadmin_refresh_queues(client: &mut RmClient) -> Result<String, ClientError> {
+    let v: serde_json::Value = client
+        .call(Method::POST, "/ws/v1/cluster/refresh-queues", None::<&()>)
+        .await?;
+    let r: RefreshQueuesDto = v
+        .get("refreshQueues")
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| ClientError::Unexpected {
+            status: http::StatusCode::OK,
+            why: "the answer has no refreshQueues object".to_owned(),
+        })?;
+    let mut out = String::new();
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    Ok(out)
+}

@@ -1,0 +1,549 @@
+//! Startup configuration: where the two files come from (a directory, or
+//! the copies built into the binary), reading them, and the service's own
+//! `weft.*` properties next to the scheduler's in `weft-site.xml`.
+//!
+//! Parsing the scheduler's properties and the allocation file is
+//! `weft-queue-tree`'s; this module reads files, resolves paths, and turns
+//! every problem into one `ConfigError` naming the file, line and column.
+//! Watching the allocation file afterwards is `reload`'s job.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use weft_core::CoreSettings;
+use weft_model::Duration;
+use weft_queue_tree::alloc_file::parse_alloc_file;
+use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError};
+use weft_queue_tree::{AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
+
+/// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
+pub const EMBEDDED_ALLOC_FILE: &str = include_str!("../../../conf/fair-scheduler.xml");
+/// The site file shipped in `conf/`, built in.
+pub const EMBEDDED_SITE_FILE: &str = include_str!("../../../conf/weft-site.xml");
+
+/// The site file's name in a configuration directory.
+pub const SITE_FILE_NAME: &str = "weft-site.xml";
+
+/// Everything the service starts with.
+#[derive(Clone, Debug)]
+pub struct RmConfig {
+    /// Where the files came from.
+    pub source: ConfSource,
+    /// The allocation file to watch (`None` with the built-in copy).
+    pub alloc_path: Option<PathBuf>,
+    /// The allocation file as first loaded.
+    pub alloc: LoadedAllocConfig,
+    /// The core's settings (the cluster timestamp is set when the service starts).
+    pub core: CoreSettings,
+    /// The service's own settings.
+    pub service: ServiceSettings,
+    /// Users' groups, for placement and ACLs.
+    pub groups: GroupFile,
+    /// What looked wrong without being fatal, one line each with file and position.
+    pub warnings: Vec<String>,
+}
+
+/// Where the configuration came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfSource {
+    /// A directory holding `weft-site.xml` and the allocation file.
+    Dir(PathBuf),
+    /// The copies of `conf/` built into the binary.
+    Embedded,
+}
+
+impl fmt::Display for ConfSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfSource::Dir(d) => write!(f, "{}", d.display()),
+            ConfSource::Embedded => f.write_str("the built-in configuration"),
+        }
+    }
+}
+
+/// The service's settings: `weft.*` properties plus the few YARN RM ones
+/// the service (rather than the scheduler) reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceSettings {
+    /// `weft.rm.listen` (default `127.0.0.1:8088`); `--listen` overrides it.
+    pub listen: SocketAddr,
+    /// `weft.rm.alloc-file.reload-interval-ms` (default 10 s, Hadoop's
+    /// constant): how often the allocation file's modification time is polled.
+    pub alloc_reload_interval: Duration,
+    /// `weft.rm.alloc-file.min-age-ms` (default 5 s, Hadoop's constant): a
+    /// change is loaded only once the file has been left alone this long, so
+    /// a half-written file is not read.
+    pub alloc_min_age: Duration,
+    /// `weft.rm.view-refresh-ms` (default 100 ms): the longest that the
+    /// published views (GETs, gauges) may lag behind scheduling traffic.
+    /// Writes through the REST API are visible at once regardless.
+    pub view_refresh: Duration,
+    /// `weft.rm.max-request-bytes` (default 1 MiB): larger bodies get 413.
+    pub max_request_bytes: usize,
+    /// `weft.rm.command-queue` (default 65536): commands waiting for the
+    /// scheduler before handlers wait to enqueue.
+    pub command_queue: usize,
+    /// `weft.rm.event-log.file` (default none): write every scheduler
+    /// decision to this file as JSON lines (relative to the configuration
+    /// directory).
+    pub event_log: Option<PathBuf>,
+    /// `weft.rm.groups.file` (default none): users' groups, one
+    /// `user: primary other...` per line (relative to the configuration directory).
+    pub groups_file: Option<PathBuf>,
+    /// `yarn.webapp.enable-rest-app-submissions` (default true).
+    pub rest_submissions: bool,
+}
+
+impl Default for ServiceSettings {
+    fn default() -> ServiceSettings {
+        ServiceSettings {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8088)),
+            alloc_reload_interval: Duration::from_millis(10_000),
+            alloc_min_age: Duration::from_millis(5_000),
+            view_refresh: Duration::from_millis(100),
+            max_request_bytes: 1 << 20,
+            command_queue: 65_536,
+            event_log: None,
+            groups_file: None,
+            rest_submissions: true,
+        }
+    }
+}
+
+/// Why the service cannot start with this configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The site file is invalid.
+    #[error("{file}: {error}")]
+    Site {
+        /// The file (or `built-in weft-site.xml`).
+        file: String,
+        /// Every problem.
+        error: SiteError,
+    },
+    /// The allocation file is invalid.
+    #[error("{file}: invalid allocation file:\n{}", indent(&error.to_string()))]
+    AllocFile {
+        /// The file.
+        file: String,
+        /// Every problem.
+        error: AllocFileError,
+    },
+    /// The group file is invalid.
+    #[error("{}: {error}", path.display())]
+    Groups {
+        /// The file.
+        path: PathBuf,
+        /// Every problem.
+        error: GroupFileError,
+    },
+    /// A service property has a bad value.
+    #[error("{file}: {}", render_service_problems(problems))]
+    Service {
+        /// The file.
+        file: String,
+        /// Every problem.
+        problems: Vec<ServiceProblem>,
+    },
+}
+
+/// One bad service property.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: property {name}: {value:?} {why}")]
+pub struct ServiceProblem {
+    /// Where it is set.
+    pub location: Location,
+    /// The property.
+    pub name: String,
+    /// The value as written.
+    pub value: String,
+    /// What is wrong.
+    pub why: &'static str,
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn render_service_problems(problems: &[ServiceProblem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| format!("\n  {p}")).collect();
+    format!("invalid service settings:{}", lines.concat())
+}
+
+/// The directory `weft rm` uses without `--conf`: `./conf` when it holds an
+/// allocation file, else none (the built-in copies).
+pub fn default_conf_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from("conf");
+    dir.join("fair-scheduler.xml").is_file().then_some(dir)
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+impl RmConfig {
+    /// Reads the configuration in `dir`, or the built-in copies when `None`.
+    /// A directory without `weft-site.xml` means default settings; a missing
+    /// allocation file means default queues (as Hadoop runs without one),
+    /// watched in case it appears.
+    pub fn load(dir: Option<&Path>) -> Result<RmConfig, ConfigError> {
+        let Some(dir) = dir else {
+            return RmConfig::from_texts(EMBEDDED_SITE_FILE, EMBEDDED_ALLOC_FILE);
+        };
+        let site_path = dir.join(SITE_FILE_NAME);
+        let site_text = if site_path.exists() {
+            read(&site_path)?
+        } else {
+            "<configuration/>".to_owned()
+        };
+        let site_name = site_path.display().to_string();
+        let mut warnings = Vec::new();
+        if !site_path.exists() {
+            warnings.push(format!("{site_name}: not found; using default settings"));
+        }
+        let site = parse_site(&site_name, &site_text, &mut warnings)?;
+        let alloc_path = resolve(dir, &site.scheduler.allocation_file);
+        let alloc_name = alloc_path.display().to_string();
+        let alloc = if alloc_path.exists() {
+            parse_alloc(&alloc_name, &read(&alloc_path)?, &mut warnings)?
+        } else {
+            warnings.push(format!(
+                "{alloc_name}: not found; running with default queues until it appears"
+            ));
+            LoadedAllocConfig {
+                config: Default::default(),
+                warnings: Vec::new(),
+            }
+        };
+        let groups = match &site.service.groups_file {
+            Some(p) => {
+                let path = resolve(dir, &p.to_string_lossy());
+                GroupFile::parse(&read(&path)?)
+                    .map_err(|error| ConfigError::Groups { path, error })?
+            }
+            None => GroupFile::default(),
+        };
+        let mut service = site.service;
+        service.event_log = service
+            .event_log
+            .map(|p| resolve(dir, &p.to_string_lossy()));
+        Ok(RmConfig {
+            source: ConfSource::Dir(dir.to_owned()),
+            alloc_path: Some(alloc_path),
+            alloc,
+            core: site.core,
+            service,
+            groups,
+            warnings,
+        })
+    }
+
+    /// A configuration from texts, with nothing to watch (the built-in
+    /// copies, and tests). File paths in it are taken as they are.
+    pub fn from_texts(site_text: &str, alloc_text: &str) -> Result<RmConfig, ConfigError> {
+        let mut warnings = Vec::new();
+        let site = parse_site("built-in weft-site.xml", site_text, &mut warnings)?;
+        let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
+        let groups = match &site.service.groups_file {
+            Some(path) => GroupFile::parse(&read(path)?).map_err(|error| ConfigError::Groups {
+                path: path.clone(),
+                error,
+            })?,
+            None => GroupFile::default(),
+        };
+        Ok(RmConfig {
+            source: ConfSource::Embedded,
+            alloc_path: None,
+            alloc,
+            core: site.core,
+            service: site.service,
+            groups,
+            warnings,
+        })
+    }
+}
+
+fn resolve(dir: &Path, file: &str) -> PathBuf {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        dir.join(p)
+    }
+}
+
+struct Site {
+    scheduler: SchedulerSettings,
+    core: CoreSettings,
+    service: ServiceSettings,
+}
+
+fn parse_site(name: &str, text: &str, warnings: &mut Vec<String>) -> Result<Site, ConfigError> {
+    let site_err = |error| ConfigError::Site {
+        file: name.to_owned(),
+        error,
+    };
+    let config = HadoopConfig::parse(text).map_err(site_err)?;
+    let (scheduler, site_warnings) = SchedulerSettings::from_config(&config).map_err(site_err)?;
+    for w in config.warnings().iter().chain(&site_warnings) {
+        warnings.push(format!("{name}: {w}"));
+    }
+    let (service, core_extra, service_warnings) =
+        read_service(&config).map_err(|problems| ConfigError::Service {
+            file: name.to_owned(),
+            problems,
+        })?;
+    warnings.extend(service_warnings.into_iter().map(|w| format!("{name}: {w}")));
+    let core = CoreSettings {
+        scheduler: scheduler.clone(),
+        max_app_attempts: core_extra.max_app_attempts,
+        max_completed_apps: core_extra.max_completed_apps,
+        ..CoreSettings::default()
+    };
+    Ok(Site {
+        scheduler,
+        core,
+        service,
+    })
+}
+
+fn parse_alloc(
+    name: &str,
+    text: &str,
+    warnings: &mut Vec<String>,
+) -> Result<LoadedAllocConfig, ConfigError> {
+    let loaded = parse_alloc_file(text).map_err(|error| ConfigError::AllocFile {
+        file: name.to_owned(),
+        error,
+    })?;
+    warnings.extend(loaded.warnings.iter().map(|w| format!("{name}:{w}")));
+    Ok(loaded)
+}
+
+struct CoreExtra {
+    max_app_attempts: u32,
+    max_completed_apps: usize,
+}
+
+/// Every `weft.rm.*` name the service reads; others under the prefix are typos.
+const KNOWN_SERVICE: &[&str] = &[
+    names::LISTEN,
+    names::RELOAD_INTERVAL,
+    names::MIN_AGE,
+    names::VIEW_REFRESH,
+    names::MAX_REQUEST,
+    names::COMMAND_QUEUE,
+    names::EVENT_LOG,
+    names::GROUPS_FILE,
+];
+
+mod names {
+    pub(super) const PREFIX: &str = "weft.rm.";
+    pub(super) const LISTEN: &str = "weft.rm.listen";
+    pub(super) const RELOAD_INTERVAL: &str = "weft.rm.alloc-file.reload-interval-ms";
+    pub(super) const MIN_AGE: &str = "weft.rm.alloc-file.min-age-ms";
+    pub(super) const VIEW_REFRESH: &str = "weft.rm.view-refresh-ms";
+    pub(super) const MAX_REQUEST: &str = "weft.rm.max-request-bytes";
+    pub(super) const COMMAND_QUEUE: &str = "weft.rm.command-queue";
+    pub(super) const EVENT_LOG: &str = "weft.rm.event-log.file";
+    pub(super) const GROUPS_FILE: &str = "weft.rm.groups.file";
+    pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
+    pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
+    pub(super) const MAX_COMPLETED: &str = "yarn.resourcemanager.max-completed-applications";
+}
+
+type ServiceRead = (ServiceSettings, CoreExtra, Vec<String>);
+
+fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem>> {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    let mut s = ServiceSettings::default();
+    let defaults = CoreSettings::default();
+    let mut extra = CoreExtra {
+        max_app_attempts: defaults.max_app_attempts,
+        max_completed_apps: defaults.max_completed_apps,
+    };
+    let mut bad = |name: &str, why: &'static str| {
+        if let Some(p) = config.get(name) {
+            problems.push(ServiceProblem {
+                location: p.location,
+                name: name.to_owned(),
+                value: p.value.clone(),
+                why,
+            });
+        }
+    };
+    let value = |name: &str| config.value(name).map(str::trim);
+    if let Some(v) = value(names::LISTEN) {
+        match v.parse() {
+            Ok(a) => s.listen = a,
+            Err(_) => bad(
+                names::LISTEN,
+                "is not a socket address such as 127.0.0.1:8088",
+            ),
+        }
+    }
+    let mut millis = |name: &str, target: &mut Duration, min: u64| {
+        if let Some(v) = value(name) {
+            match v.parse::<u64>() {
+                Ok(ms) if ms >= min => *target = Duration::from_millis(ms),
+                _ if min == 0 => bad(name, "is not a whole number of milliseconds (0 or more)"),
+                _ => bad(name, "is not a whole number of milliseconds (1 or more)"),
+            }
+        }
+    };
+    millis(names::RELOAD_INTERVAL, &mut s.alloc_reload_interval, 1);
+    millis(names::MIN_AGE, &mut s.alloc_min_age, 0);
+    millis(names::VIEW_REFRESH, &mut s.view_refresh, 0);
+    let mut count = |name: &str, min: u64| -> Option<u64> {
+        let v = value(name)?;
+        match v.parse::<u64>() {
+            Ok(n) if n >= min => Some(n),
+            _ => {
+                bad(name, "is not a positive whole number");
+                None
+            }
+        }
+    };
+    if let Some(n) = count(names::MAX_REQUEST, 1) {
+        s.max_request_bytes = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    if let Some(n) = count(names::COMMAND_QUEUE, 1) {
+        s.command_queue = usize::try_from(n).unwrap_or(usize::MAX).min(1 << 24);
+    }
+    if let Some(n) = count(names::MAX_ATTEMPTS, 1) {
+        extra.max_app_attempts = u32::try_from(n).unwrap_or(u32::MAX);
+    }
+    if let Some(n) = count(names::MAX_COMPLETED, 0) {
+        extra.max_completed_apps = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    if let Some(v) = value(names::REST_SUBMISSIONS) {
+        match v {
+            "true" => s.rest_submissions = true,
+            "false" => s.rest_submissions = false,
+            _ => bad(names::REST_SUBMISSIONS, "is not a boolean (true or false)"),
+        }
+    }
+    s.event_log = value(names::EVENT_LOG)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    s.groups_file = value(names::GROUPS_FILE)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    for p in config.with_prefix(names::PREFIX) {
+        if !KNOWN_SERVICE.contains(&p.name.as_str()) {
+            warnings.push(format!(
+                "{}: unknown service property {} (a typo?) is ignored",
+                p.location, p.name
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok((s, extra, warnings))
+    } else {
+        problems.sort_by_key(|p| p.location);
+        Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+
+    fn site(props: &[(&str, &str)]) -> String {
+        let mut text = String::from("<configuration>\n");
+        for (n, v) in props {
+            text.push_str(&format!(
+                "  <property><name>{n}</name><value>{v}</value></property>\n"
+            ));
+        }
+        text.push_str("</configuration>\n");
+        text
+    }
+
+    #[test]
+    fn the_shipped_configuration_loads_without_warnings() {
+        let config = RmConfig::load(None).unwrap();
+        assert_eq!(config.warnings, Vec::<String>::new());
+        assert_eq!(config.source, ConfSource::Embedded);
+        assert!(config.alloc.config.queues.len() > 3);
+    }
+
+    #[test]
+    fn service_properties_are_read_and_checked() {
+        let text = site(&[
+            ("weft.rm.listen", "0.0.0.0:9000"),
+            ("weft.rm.view-refresh-ms", "0"),
+            ("weft.rm.event-log.file", "events.jsonl"),
+            ("yarn.resourcemanager.am.max-attempts", "4"),
+            ("weft.rm.lsiten", "x"),
+        ]);
+        let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
+        assert_eq!(config.service.listen.port(), 9000);
+        assert_eq!(config.service.view_refresh, Duration::ZERO);
+        assert_eq!(
+            config.service.event_log,
+            Some(PathBuf::from("events.jsonl"))
+        );
+        assert_eq!(config.core.max_app_attempts, 4);
+        expect![[r#"
+            [
+                "built-in weft-site.xml: line 6, column 40: unknown service property weft.rm.lsiten (a typo?) is ignored",
+            ]
+        "#]]
+        .assert_debug_eq(&config.warnings);
+
+        let text = site(&[
+            ("weft.rm.listen", "localhost"),
+            ("weft.rm.max-request-bytes", "0"),
+            ("yarn.webapp.enable-rest-app-submissions", "maybe"),
+        ]);
+        let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 40: property weft.rm.listen: "localhost" is not a socket address such as 127.0.0.1:8088
+              line 3, column 51: property weft.rm.max-request-bytes: "0" is not a positive whole number
+              line 4, column 65: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
+        .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn a_bad_allocation_file_names_file_line_and_column() {
+        let err = RmConfig::from_texts(
+            "<configuration/>",
+            "<allocations>\n  <queue name=\"a\"><weight>-1</weight></queue>\n</allocations>",
+        )
+        .unwrap_err();
+        expect![[r#"
+            built-in fair-scheduler.xml: invalid allocation file:
+              2:19: allocations/queue[@name="a"]/weight: "-1" is negative; expected a non-negative decimal number such as 1 or 2.5"#]]
+        .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn a_directory_without_files_runs_on_defaults() {
+        let dir = std::env::temp_dir().join(format!("weft-conf-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = RmConfig::load(Some(&dir)).unwrap();
+        assert_eq!(config.alloc_path, Some(dir.join("fair-scheduler.xml")));
+        assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

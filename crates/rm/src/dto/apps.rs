@@ -1,0 +1,890 @@
+//! The YARN REST API's application bodies, in Hadoop's shapes: the `app`
+//! report, the `apps` list and its query filters, `new-application`, the
+//! submission context, and the `state`, `queue`, `priority` and
+//! `appattempts` sub-resources.
+//!
+//! Conversions: a submission becomes the core's `Submission` plus the
+//! shell's `AppExtra`; an `AppView` becomes an `AppDto`. Access control is
+//! not decided here.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use weft_core::{AppState, FinalStatus, Submission};
+use weft_model::{AppId, AppPriority, QueuePath, Resource, ResourceType, Time};
+
+use crate::actor::AppSnapshot;
+
+use crate::dto::{EpochMillis, InvalidField, ResourceDto, one_or_many, parse_field};
+use crate::view::{AppExtra, AppView, View};
+
+/// `{"apps":{"app":[...]}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AppsDto {
+    /// The apps (absent when there are none, as Hadoop writes it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub app: Vec<AppDto>,
+}
+
+/// One application, in Hadoop's `AppInfo` shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppDto {
+    /// `application_<clusterTimestamp>_<seq>`.
+    pub id: String,
+    /// Submitting user.
+    pub user: String,
+    /// Name.
+    pub name: String,
+    /// Full queue name.
+    pub queue: String,
+    /// YARN's state (`ACCEPTED`, `RUNNING`, `FINISHED`, `FAILED`, `KILLED`).
+    pub state: String,
+    /// `UNDEFINED` until the app ends, then `SUCCEEDED`, `FAILED` or `KILLED`.
+    pub final_status: String,
+    /// Progress in percent.
+    pub progress: f32,
+    /// `UNASSIGNED`, `ApplicationMaster` or `History`.
+    #[serde(rename = "trackingUI")]
+    pub tracking_ui: String,
+    /// The AM's web UI, if it gave one.
+    pub tracking_url: String,
+    /// A sentence a person can act on.
+    pub diagnostics: String,
+    /// The cluster id.
+    pub cluster_id: u64,
+    /// Type.
+    pub application_type: String,
+    /// Tags, comma-separated.
+    pub application_tags: String,
+    /// Priority.
+    pub priority: i32,
+    /// Submission time (ms since the epoch).
+    pub started_time: EpochMillis,
+    /// First container allocated (0 if none yet).
+    pub launch_time: EpochMillis,
+    /// End (0 while it runs).
+    pub finished_time: EpochMillis,
+    /// Milliseconds from submission to the end or now.
+    pub elapsed_time: u64,
+    /// Empty (Weft runs no log service).
+    pub am_container_logs: String,
+    /// The web address of the node running the AM.
+    pub am_host_http_address: String,
+    /// The AM's `host:port`, once registered.
+    #[serde(rename = "amRPCAddress")]
+    pub am_rpc_address: String,
+    /// Allocated memory (MB).
+    #[serde(rename = "allocatedMB")]
+    pub allocated_mb: u64,
+    /// Allocated vcores.
+    #[serde(rename = "allocatedVCores")]
+    pub allocated_vcores: u64,
+    /// Reserved memory (MB).
+    #[serde(rename = "reservedMB")]
+    pub reserved_mb: u64,
+    /// Reserved vcores.
+    #[serde(rename = "reservedVCores")]
+    pub reserved_vcores: u64,
+    /// Live containers.
+    pub running_containers: u32,
+    /// MB × seconds of ended containers.
+    pub memory_seconds: u64,
+    /// Vcores × seconds of ended containers.
+    pub vcore_seconds: u64,
+    /// Allocated memory as a percentage of its queue's fair share.
+    pub queue_usage_percentage: f64,
+    /// Allocated memory as a percentage of the cluster.
+    pub cluster_usage_percentage: f64,
+    /// Always 0 (not tracked).
+    #[serde(rename = "preemptedResourceMB")]
+    pub preempted_resource_mb: u64,
+    /// Always 0 (not tracked).
+    pub preempted_resource_v_cores: u64,
+    /// Containers taken back by preemption.
+    #[serde(rename = "numNonAMContainerPreempted")]
+    pub num_non_am_container_preempted: u64,
+    /// Always 0 (not tracked separately).
+    #[serde(rename = "numAMContainerPreempted")]
+    pub num_am_container_preempted: u64,
+    /// `DISABLED`.
+    pub log_aggregation_status: String,
+    /// True when the submitter runs the AM.
+    pub unmanaged_application: bool,
+    /// Empty (no node labels).
+    pub app_node_label_expression: String,
+    /// Empty (no node labels).
+    pub am_node_label_expression: String,
+    /// Weft's addition: outstanding memory asked for (MB).
+    #[serde(rename = "pendingMB")]
+    pub pending_mb: u64,
+    /// Weft's addition: outstanding vcores asked for.
+    #[serde(rename = "pendingVCores")]
+    pub pending_vcores: u64,
+    /// Weft's addition: the app's instantaneous fair share of memory (MB).
+    #[serde(rename = "fairShareMB")]
+    pub fair_share_mb: u64,
+}
+
+/// YARN's name of a final status.
+pub fn final_status_name(status: Option<FinalStatus>) -> &'static str {
+    match status {
+        None => "UNDEFINED",
+        Some(FinalStatus::Succeeded) => "SUCCEEDED",
+        Some(FinalStatus::Failed) => "FAILED",
+        Some(FinalStatus::Killed) => "KILLED",
+    }
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+impl AppDto {
+    /// The wire form of one app of `view`.
+    pub fn from_view(view: &View, app: &AppView) -> AppDto {
+        let queue_fair = view
+            .queue(&app.report.record.queue)
+            .map_or(0, |q| q.tree.fair_share.memory_mb());
+        AppDto::from_parts(
+            app,
+            queue_fair,
+            view.cluster.total.memory_mb(),
+            view.now,
+            view.epoch_origin_ms,
+        )
+    }
+
+    /// The wire form of a fresh snapshot of one app.
+    pub fn from_snapshot(s: &AppSnapshot) -> AppDto {
+        AppDto::from_parts(
+            &s.app,
+            s.queue_fair_mb,
+            s.cluster_mb,
+            s.now,
+            s.epoch_origin_ms,
+        )
+    }
+
+    fn from_parts(
+        app: &AppView,
+        queue_fair: u64,
+        cluster_mb: u64,
+        now: Time,
+        epoch_origin_ms: u64,
+    ) -> AppDto {
+        let r = &app.report;
+        let rec = &r.record;
+        let extra: &AppExtra = &app.extra;
+        let epoch_ms = |t: Time| epoch_origin_ms + t.as_millis();
+        let started = epoch_ms(rec.submitted);
+        let end = rec.finished.unwrap_or(now);
+        let tracking_ui = if rec.state.is_final() {
+            "History"
+        } else if rec.state == AppState::Running {
+            "ApplicationMaster"
+        } else {
+            "UNASSIGNED"
+        };
+        AppDto {
+            id: rec.id.to_string(),
+            user: rec.user.clone(),
+            name: rec.name.clone(),
+            queue: rec.queue.to_string(),
+            state: rec.state.yarn_name().to_owned(),
+            final_status: final_status_name(rec.final_status).to_owned(),
+            progress: if rec.state == AppState::Finished {
+                100.0
+            } else {
+                rec.progress * 100.0
+            },
+            tracking_ui: tracking_ui.to_owned(),
+            tracking_url: extra.tracking_url.clone().unwrap_or_default(),
+            diagnostics: rec.diagnostics.clone(),
+            cluster_id: rec.id.cluster_timestamp,
+            application_type: rec.app_type.clone(),
+            application_tags: rec.tags.join(","),
+            priority: rec.priority.0,
+            started_time: started,
+            launch_time: rec.launched.map_or(0, epoch_ms),
+            finished_time: rec.finished.map_or(0, epoch_ms),
+            elapsed_time: end.since(rec.submitted).as_millis(),
+            am_container_logs: String::new(),
+            am_host_http_address: extra
+                .am_node
+                .as_ref()
+                .map(|(_, http)| http.clone())
+                .unwrap_or_default(),
+            am_rpc_address: match (&extra.am_host, extra.am_rpc_port) {
+                (Some(h), Some(p)) => format!("{h}:{p}"),
+                (Some(h), None) => h.clone(),
+                _ => String::new(),
+            },
+            allocated_mb: r.allocated.memory_mb(),
+            allocated_vcores: r.allocated.vcores(),
+            reserved_mb: r.reserved.memory_mb(),
+            reserved_vcores: r.reserved.vcores(),
+            running_containers: r.running_containers,
+            memory_seconds: rec.memory_mb_seconds,
+            vcore_seconds: rec.vcore_seconds,
+            queue_usage_percentage: percent(r.allocated.memory_mb(), queue_fair),
+            cluster_usage_percentage: percent(r.allocated.memory_mb(), cluster_mb),
+            preempted_resource_mb: 0,
+            preempted_resource_v_cores: 0,
+            num_non_am_container_preempted: rec.preempted_containers,
+            num_am_container_preempted: 0,
+            log_aggregation_status: "DISABLED".to_owned(),
+            unmanaged_application: extra.unmanaged,
+            app_node_label_expression: String::new(),
+            am_node_label_expression: String::new(),
+            pending_mb: r.pending.memory_mb(),
+            pending_vcores: r.pending.vcores(),
+            fair_share_mb: r.fair_share.memory_mb(),
+        }
+    }
+}
+
+/// YARN's application states, the values a `states` filter may name.
+pub const APP_STATES: &[&str] = &[
+    "NEW",
+    "NEW_SAVING",
+    "SUBMITTED",
+    "ACCEPTED",
+    "RUNNING",
+    "FINISHED",
+    "FAILED",
+    "KILLED",
+];
+
+/// YARN's final statuses, the values a `finalStatus` filter may name.
+pub const FINAL_STATUSES: &[&str] = &["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
+
+/// The fields `deSelects` may name (Hadoop's spelling, typo included).
+pub const DESELECTABLE: &[&str] = &[
+    "resouceRequests",
+    "timeouts",
+    "appNodeLabelExpression",
+    "amNodeLabelExpression",
+    "resourceInfo",
+];
+
+/// The query parameters of `GET /ws/v1/cluster/apps`, as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppsQuery {
+    /// Comma-separated states.
+    pub states: Option<String>,
+    /// One state (deprecated).
+    pub state: Option<String>,
+    /// Final status.
+    pub final_status: Option<String>,
+    /// Submitting user.
+    pub user: Option<String>,
+    /// Queue (short or full name).
+    pub queue: Option<String>,
+    /// Application name.
+    pub name: Option<String>,
+    /// Most apps to return.
+    pub limit: Option<String>,
+    /// Submitted at or after (ms).
+    pub started_time_begin: Option<String>,
+    /// Submitted at or before (ms).
+    pub started_time_end: Option<String>,
+    /// Finished at or after (ms).
+    pub finished_time_begin: Option<String>,
+    /// Finished at or before (ms).
+    pub finished_time_end: Option<String>,
+    /// Comma-separated types.
+    pub application_types: Option<String>,
+    /// Comma-separated tags (any matches).
+    pub application_tags: Option<String>,
+    /// Fields to leave out.
+    pub de_selects: Option<String>,
+}
+
+/// A validated `apps` filter.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppFilter {
+    states: BTreeSet<String>,
+    final_status: Option<String>,
+    user: Option<String>,
+    queue: Option<QueuePath>,
+    name: Option<String>,
+    limit: Option<usize>,
+    started: (u64, u64),
+    finished: (u64, u64),
+    types: BTreeSet<String>,
+    tags: BTreeSet<String>,
+}
+
+fn comma_list(text: &str) -> impl Iterator<Item = &str> {
+    text.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn time_param(name: &str, text: Option<&str>) -> Result<Option<u64>, InvalidField> {
+    let Some(text) = text else { return Ok(None) };
+    text.trim().parse::<u64>().map(Some).map_err(|_| {
+        InvalidField::new(
+            name,
+            format!("{text:?} is not a time: expected non-negative milliseconds since the epoch"),
+        )
+    })
+}
+
+fn time_range(
+    begin_name: &str,
+    begin: Option<&str>,
+    end_name: &str,
+    end: Option<&str>,
+) -> Result<(u64, u64), InvalidField> {
+    let b = time_param(begin_name, begin)?.unwrap_or(0);
+    let e = time_param(end_name, end)?.unwrap_or(u64::MAX);
+    if b > e {
+        return Err(InvalidField::new(
+            begin_name,
+            format!("{begin_name} ({b}) is after {end_name} ({e})"),
+        ));
+    }
+    Ok((b, e))
+}
+
+impl AppsQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn to_filter(&self) -> Result<AppFilter, InvalidField> {
+        let mut states = BTreeSet::new();
+        for (param, text) in [("states", &self.states), ("state", &self.state)] {
+            if let Some(text) = text {
+                for s in comma_list(text) {
+                    let upper = s.to_ascii_uppercase();
+                    if !APP_STATES.contains(&upper.as_str()) {
+                        return Err(InvalidField::new(
+                            param,
+                            format!(
+                                "invalid application state {s:?}; expected one of {}",
+                                APP_STATES.join(", ")
+                            ),
+                        ));
+                    }
+                    states.insert(upper);
+                }
+            }
+        }
+        let final_status = match &self.final_status {
+            Some(s) => {
+                let upper = s.trim().to_ascii_uppercase();
+                if !FINAL_STATUSES.contains(&upper.as_str()) {
+                    return Err(InvalidField::new(
+                        "finalStatus",
+                        format!(
+                            "invalid final status {s:?}; expected one of {}",
+                            FINAL_STATUSES.join(", ")
+                        ),
+                    ));
+                }
+                Some(upper)
+            }
+            None => None,
+        };
+        let limit = match &self.limit {
+            Some(text) => match text.trim().parse::<i64>() {
+                Ok(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+                _ => {
+                    return Err(InvalidField::new(
+                        "limit",
+                        format!("{text:?} is not a limit: expected a positive integer"),
+                    ));
+                }
+            },
+            None => None,
+        };
+        let queue = match &self.queue {
+            Some(q) if !q.trim().is_empty() => Some(parse_field::<QueuePath>("queue", q.trim())?),
+            _ => None,
+        };
+        if let Some(d) = &self.de_selects {
+            for field in comma_list(d) {
+                if !DESELECTABLE.contains(&field) {
+                    return Err(InvalidField::new(
+                        "deSelects",
+                        format!(
+                            "{field:?} cannot be deselected; expected one of {}",
+                            DESELECTABLE.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(AppFilter {
+            states,
+            final_status,
+            user: self.user.clone().filter(|u| !u.is_empty()),
+            queue,
+            name: self.name.clone().filter(|n| !n.is_empty()),
+            limit,
+            started: time_range(
+                "startedTimeBegin",
+                self.started_time_begin.as_deref(),
+                "startedTimeEnd",
+                self.started_time_end.as_deref(),
+            )?,
+            finished: time_range(
+                "finishedTimeBegin",
+                self.finished_time_begin.as_deref(),
+                "finishedTimeEnd",
+                self.finished_time_end.as_deref(),
+            )?,
+            types: self
+                .application_types
+                .as_deref()
+                .map(|t| comma_list(t).map(str::to_ascii_uppercase).collect())
+                .unwrap_or_default(),
+            tags: self
+                .application_tags
+                .as_deref()
+                .map(|t| comma_list(t).map(str::to_ascii_lowercase).collect())
+                .unwrap_or_default(),
+        })
+    }
+}
+
+impl AppFilter {
+    /// The apps of `view` that pass, by id, at most `limit` of them.
+    pub fn apply(&self, view: &View) -> Vec<AppDto> {
+        let limit = self.limit.unwrap_or(usize::MAX);
+        view.apps
+            .values()
+            .filter(|a| self.matches(view, a))
+            .take(limit)
+            .map(|a| AppDto::from_view(view, a))
+            .collect()
+    }
+
+    fn matches(&self, view: &View, app: &AppView) -> bool {
+        let rec = &app.report.record;
+        if !self.states.is_empty() && !self.states.contains(rec.state.yarn_name()) {
+            return false;
+        }
+        if let Some(fs) = &self.final_status {
+            if final_status_name(rec.final_status) != fs {
+                return false;
+            }
+        }
+        if self.user.as_ref().is_some_and(|u| *u != rec.user) {
+            return false;
+        }
+        if self.name.as_ref().is_some_and(|n| *n != rec.name) {
+            return false;
+        }
+        if let Some(q) = &self.queue {
+            if rec.state.is_final() || *q != rec.queue {
+                return false;
+            }
+        }
+        let started = view.epoch_ms(rec.submitted);
+        if started < self.started.0 || started > self.started.1 {
+            return false;
+        }
+        let finished = rec.finished.map_or(0, |t| view.epoch_ms(t));
+        if finished < self.finished.0 || finished > self.finished.1 {
+            return false;
+        }
+        if !self.types.is_empty() && !self.types.contains(&rec.app_type.to_ascii_uppercase()) {
+            return false;
+        }
+        if !self.tags.is_empty()
+            && !rec
+                .tags
+                .iter()
+                .any(|t| self.tags.contains(&t.to_ascii_lowercase()))
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// `POST /ws/v1/cluster/apps/new-application`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct NewApplicationDto {
+    /// The id to submit with.
+    pub application_id: String,
+    /// The largest container anyone may ask for.
+    pub maximum_resource_capability: ResourceDto,
+}
+
+/// `POST /ws/v1/cluster/apps`: Hadoop's application submission context.
+/// Fields Weft does not use are accepted and ignored (see `docs/api.md`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct SubmitApplicationDto {
+    /// The id from `new-application` (required).
+    #[serde(default)]
+    pub application_id: Option<String>,
+    /// Name (default `N/A`).
+    #[serde(default)]
+    pub application_name: Option<String>,
+    /// Queue asked for (placement decides).
+    #[serde(default)]
+    pub queue: Option<String>,
+    /// Application priority (default 0).
+    #[serde(default)]
+    pub priority: Option<i32>,
+    /// The AM's launch context, handed unchanged to the node that runs it.
+    #[serde(default)]
+    pub am_container_spec: Option<serde_json::Value>,
+    /// True when the submitter runs the AM itself (no AM container).
+    #[serde(rename = "unmanaged-AM", default)]
+    pub unmanaged_am: Option<bool>,
+    /// Accepted and ignored: the RM-wide `yarn.resourcemanager.am.max-attempts` applies.
+    #[serde(default)]
+    pub max_app_attempts: Option<u32>,
+    /// The AM container's size (default: the minimum allocation).
+    #[serde(default)]
+    pub resource: Option<ResourceDto>,
+    /// Type (default `YARN`).
+    #[serde(default)]
+    pub application_type: Option<String>,
+    /// Accepted and ignored.
+    #[serde(default)]
+    pub keep_containers_across_application_attempts: Option<bool>,
+    /// Tags.
+    #[serde(default)]
+    pub application_tags: Option<TagsDto>,
+}
+
+/// `{"tag": ["a", "b"]}` (or a single string); in XML, repeated `<tag>` elements.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TagsDto {
+    /// The tags.
+    pub tag: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for TagsDto {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TagsDto, D::Error> {
+        struct Tags;
+        impl<'de> serde::de::Visitor<'de> for Tags {
+            type Value = TagsDto;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object with a tag field")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagsDto, A::Error> {
+                let mut tag = Vec::new();
+                // XML repeats the key once per tag; JSON gives one key with a list.
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "tag" {
+                        tag.extend(map.next_value::<one_or_many::Strings>()?.0);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(TagsDto { tag })
+            }
+        }
+        d.deserialize_map(Tags)
+    }
+}
+
+impl SubmitApplicationDto {
+    /// The core's submission by `user` (in `groups`) and the shell's extras;
+    /// `default_am` sizes an AM the body leaves unsized.
+    pub fn to_submission(
+        &self,
+        user: &str,
+        groups: Vec<String>,
+        default_am: Resource,
+    ) -> Result<(Submission, AppExtra), InvalidField> {
+        let Some(id) = self.application_id.as_deref() else {
+            return Err(InvalidField::new(
+                "application-id",
+                "missing: ask POST /ws/v1/cluster/apps/new-application for one",
+            ));
+        };
+        let app: AppId = parse_field("application-id", id.trim())?;
+        let unmanaged = self.unmanaged_am.unwrap_or(false);
+        let am_resource = if unmanaged {
+            None
+        } else {
+            let res = self.resource.map_or(default_am, ResourceDto::to_resource);
+            if ResourceType::ALL.iter().all(|t| res.get(*t) == 0) {
+                return Err(InvalidField::new(
+                    "resource",
+                    "the application master's container must ask for some memory or vcores",
+                ));
+            }
+            Some(res)
+        };
+        let tags = self
+            .application_tags
+            .as_ref()
+            .map(|t| {
+                t.tag
+                    .iter()
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let submission = Submission {
+            app,
+            user: user.to_owned(),
+            groups,
+            queue: self.queue.clone(),
+            priority: AppPriority(self.priority.unwrap_or(0)),
+            am_resource,
+            name: self
+                .application_name
+                .clone()
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| "N/A".to_owned()),
+            app_type: self
+                .application_type
+                .clone()
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "YARN".to_owned()),
+            tags,
+        };
+        let extra = AppExtra {
+            launch_context: self
+                .am_container_spec
+                .clone()
+                .map(|spec| std::sync::Arc::new(unwrap_xml_text(spec))),
+            unmanaged,
+            ..AppExtra::default()
+        };
+        Ok((submission, extra))
+    }
+}
+
+/// An XML body read as JSON values shows an element's text as
+/// `{"$text": "..."}`; the launch context is handed on as if it had been JSON.
+fn unwrap_xml_text(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) if map.len() == 1 && map.contains_key("$text") => map
+            .into_iter()
+            .next()
+            .map(|(_, v)| v)
+            .unwrap_or(Value::Null),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, unwrap_xml_text(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(unwrap_xml_text).collect()),
+        other => other,
+    }
+}
+
+/// `{"state": "KILLED"}`: the body and answer of `/apps/{id}/state`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppStateDto {
+    /// YARN's state name.
+    pub state: String,
+    /// Why (accepted on PUT, used as the kill's diagnostics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<String>,
+}
+
+/// `{"queue": "root.a"}`: the body and answer of `/apps/{id}/queue`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppQueueDto {
+    /// The queue.
+    pub queue: String,
+}
+
+/// `{"priority": 3}`: the body and answer of `/apps/{id}/priority`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppPriorityDto {
+    /// The priority.
+    pub priority: i32,
+}
+
+/// `{"appAttempts":{"appAttempt":[...]}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppAttemptsDto {
+    /// The attempts Weft remembers (the current one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub app_attempt: Vec<AppAttemptDto>,
+}
+
+/// One attempt, in Hadoop's `AppAttemptInfo` shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppAttemptDto {
+    /// Attempt number.
+    pub id: u32,
+    /// `appattempt_<clusterTimestamp>_<seq>_<attempt>`.
+    pub app_attempt_id: String,
+    /// When the app was submitted (Weft does not keep per-attempt start times).
+    pub start_time: EpochMillis,
+    /// When the app ended, or 0.
+    pub finished_time: EpochMillis,
+    /// The AM container, once allocated.
+    pub container_id: String,
+    /// The AM node's web address.
+    pub node_http_address: String,
+    /// The AM node.
+    pub node_id: String,
+    /// Empty (no log service).
+    pub logs_link: String,
+    /// Empty (per-app blacklists are not reported).
+    pub blacklisted_nodes: String,
+    /// YARN's attempt state, approximated from the app's.
+    pub app_attempt_state: String,
+}
+
+impl AppAttemptDto {
+    /// The current attempt of `app`; `epoch_origin_ms` turns core time into timestamps.
+    pub fn current(epoch_origin_ms: u64, app: &AppView) -> AppAttemptDto {
+        let epoch_ms = |t: Time| epoch_origin_ms + t.as_millis();
+        let rec = &app.report.record;
+        let state = match rec.state {
+            AppState::Accepted | AppState::WaitingForLimit => {
+                if rec.am_container.is_some() {
+                    "ALLOCATED"
+                } else {
+                    "SCHEDULED"
+                }
+            }
+            AppState::Running => "RUNNING",
+            AppState::Finished => "FINISHED",
+            AppState::Failed | AppState::Rejected => "FAILED",
+            AppState::Killed => "KILLED",
+        };
+        AppAttemptDto {
+            id: rec.attempt.attempt,
+            app_attempt_id: rec.attempt.to_string(),
+            start_time: epoch_ms(rec.submitted),
+            finished_time: rec.finished.map_or(0, epoch_ms),
+            container_id: rec.am_container.map(|c| c.to_string()).unwrap_or_default(),
+            node_http_address: app
+                .extra
+                .am_node
+                .as_ref()
+                .map(|(_, h)| h.clone())
+                .unwrap_or_default(),
+            node_id: app
+                .extra
+                .am_node
+                .as_ref()
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_default(),
+            logs_link: String::new(),
+            blacklisted_nodes: String::new(),
+            app_attempt_state: state.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> AppsQuery {
+        let mut map = serde_json::Map::new();
+        for (k, v) in pairs {
+            map.insert((*k).to_owned(), serde_json::Value::String((*v).to_owned()));
+        }
+        serde_json::from_value(serde_json::Value::Object(map)).unwrap()
+    }
+
+    #[test]
+    fn filters_reject_bad_values_naming_the_parameter() {
+        let cases = [
+            (vec![("states", "RUNNING,BOGUS")], "states"),
+            (vec![("state", "nope")], "state"),
+            (vec![("finalStatus", "ENDED")], "finalStatus"),
+            (vec![("limit", "0")], "limit"),
+            (vec![("limit", "-3")], "limit"),
+            (vec![("startedTimeBegin", "-1")], "startedTimeBegin"),
+            (
+                vec![("startedTimeBegin", "10"), ("startedTimeEnd", "5")],
+                "startedTimeBegin",
+            ),
+            (vec![("finishedTimeEnd", "soon")], "finishedTimeEnd"),
+            (vec![("deSelects", "everything")], "deSelects"),
+            (vec![("queue", "a..b")], "queue"),
+        ];
+        for (pairs, field) in cases {
+            let err = query(&pairs).to_filter().unwrap_err();
+            assert_eq!(err.field, field, "{pairs:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn filters_accept_hadoop_spellings() {
+        let f = query(&[
+            ("states", "running, accepted"),
+            ("state", "FINISHED"),
+            ("limit", "2"),
+            ("queue", "eng"),
+            ("applicationTypes", "mapreduce"),
+            ("deSelects", "resouceRequests"),
+        ])
+        .to_filter()
+        .unwrap();
+        assert_eq!(
+            f.states.iter().cloned().collect::<Vec<_>>(),
+            vec!["ACCEPTED", "FINISHED", "RUNNING"]
+        );
+        assert_eq!(f.limit, Some(2));
+        assert_eq!(f.queue.unwrap().as_str(), "root.eng");
+        assert!(f.types.contains("MAPREDUCE"));
+    }
+
+    #[test]
+    fn submission_defaults_follow_hadoop() {
+        let dto: SubmitApplicationDto = serde_json::from_str(
+            r#"{"application-id":"application_5_0001","application-tags":{"tag":"etl"}}"#,
+        )
+        .unwrap();
+        let (sub, extra) = dto
+            .to_submission("alice", vec!["eng".into()], Resource::new(1024, 1))
+            .unwrap();
+        assert_eq!(sub.app, AppId::new(5, 1));
+        assert_eq!(sub.name, "N/A");
+        assert_eq!(sub.app_type, "YARN");
+        assert_eq!(sub.tags, vec!["etl"]);
+        assert_eq!(sub.am_resource, Some(Resource::new(1024, 1)));
+        assert!(!extra.unmanaged);
+
+        let dto: SubmitApplicationDto = serde_json::from_str(
+            r#"{"application-id":"application_5_0002","unmanaged-AM":true,"application-tags":{"tag":["a","b"]}}"#,
+        )
+        .unwrap();
+        let (sub, extra) = dto
+            .to_submission("bob", vec![], Resource::new(1024, 1))
+            .unwrap();
+        assert_eq!(sub.am_resource, None);
+        assert_eq!(sub.tags, vec!["a", "b"]);
+        assert!(extra.unmanaged);
+    }
+
+    #[test]
+    fn submission_needs_an_id() {
+        let dto = SubmitApplicationDto::default();
+        let err = dto
+            .to_submission("alice", vec![], Resource::new(1024, 1))
+            .unwrap_err();
+        assert_eq!(err.field, "application-id");
+        let dto = SubmitApplicationDto {
+            application_id: Some("app_1".into()),
+            ..SubmitApplicationDto::default()
+        };
+        let err = dto
+            .to_submission("alice", vec![], Resource::new(1024, 1))
+            .unwrap_err();
+        assert_eq!(err.field, "application-id");
+    }
+}

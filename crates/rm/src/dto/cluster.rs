@@ -1,0 +1,501 @@
+//! The YARN REST API's cluster-level bodies, in Hadoop's shapes:
+//! `clusterInfo`, `clusterMetrics`, the Fair Scheduler's `scheduler` tree,
+//! `nodes`/`node`, and the admin refresh answer; each built from a `View`.
+//!
+//! The wrapping object (`{"clusterInfo": ...}`) is added by the response
+//! encoder, which also writes XML; these are the inner values.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use weft_core::{NodeReport, NodeState, QueueReport};
+use weft_model::{QueuePath, Resource};
+use weft_queue_tree::QueueKind;
+
+use crate::dto::{EpochMillis, ResourceDto};
+use crate::reload::ReloadStatus;
+use crate::view::View;
+
+/// `GET /ws/v1/cluster/info`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterInfoDto {
+    /// The cluster's id: the RM's start time.
+    pub id: u64,
+    /// When the RM started (ms since the epoch).
+    pub started_on: EpochMillis,
+    /// `STARTED`.
+    pub state: String,
+    /// `ACTIVE` (Weft has no standby).
+    pub ha_state: String,
+    /// The state store (`none`: Weft keeps no state across restarts).
+    pub rm_state_store_name: String,
+    /// Weft's version.
+    pub resource_manager_version: String,
+    /// Weft's version, as a build string.
+    pub resource_manager_build_version: String,
+    /// Empty.
+    pub resource_manager_version_built_on: String,
+    /// The YARN REST API level Weft follows.
+    pub hadoop_version: String,
+    /// The same.
+    pub hadoop_build_version: String,
+    /// Empty.
+    pub hadoop_version_built_on: String,
+    /// HA is not available.
+    pub ha_zoo_keeper_connection_state: String,
+}
+
+impl ClusterInfoDto {
+    /// The info of an RM started at `started_on` with cluster id `id`.
+    pub fn new(id: u64, started_on: EpochMillis) -> ClusterInfoDto {
+        let version = env!("CARGO_PKG_VERSION");
+        ClusterInfoDto {
+            id,
+            started_on,
+            state: "STARTED".to_owned(),
+            ha_state: "ACTIVE".to_owned(),
+            rm_state_store_name: "none".to_owned(),
+            resource_manager_version: version.to_owned(),
+            resource_manager_build_version: format!("weft {version}"),
+            resource_manager_version_built_on: String::new(),
+            hadoop_version: HADOOP_API_LEVEL.to_owned(),
+            hadoop_build_version: format!("{HADOOP_API_LEVEL} (weft {version})"),
+            hadoop_version_built_on: String::new(),
+            ha_zoo_keeper_connection_state: "ResourceManager HA is not enabled.".to_owned(),
+        }
+    }
+}
+
+/// The Hadoop release whose REST API Weft follows.
+pub const HADOOP_API_LEVEL: &str = "3.3.6";
+
+/// `GET /ws/v1/cluster/metrics`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterMetricsDto {
+    /// Apps submitted since start.
+    pub apps_submitted: u64,
+    /// Finished apps in history.
+    pub apps_completed: u32,
+    /// Accepted apps without a running AM (including those waiting on a limit).
+    pub apps_pending: u32,
+    /// Running apps.
+    pub apps_running: u32,
+    /// Failed apps in history.
+    pub apps_failed: u32,
+    /// Killed apps in history.
+    pub apps_killed: u32,
+    /// Reserved memory (MB).
+    #[serde(rename = "reservedMB")]
+    pub reserved_mb: u64,
+    /// Unallocated memory (MB).
+    #[serde(rename = "availableMB")]
+    pub available_mb: u64,
+    /// Allocated memory (MB).
+    #[serde(rename = "allocatedMB")]
+    pub allocated_mb: u64,
+    /// Pending memory (MB).
+    #[serde(rename = "pendingMB")]
+    pub pending_mb: u64,
+    /// Memory of running nodes (MB).
+    #[serde(rename = "totalMB")]
+    pub total_mb: u64,
+    /// Reserved vcores.
+    pub reserved_virtual_cores: u64,
+    /// Unallocated vcores.
+    pub available_virtual_cores: u64,
+    /// Allocated vcores.
+    pub allocated_virtual_cores: u64,
+    /// Pending vcores.
+    pub pending_virtual_cores: u64,
+    /// Vcores of running nodes.
+    pub total_virtual_cores: u64,
+    /// Live containers.
+    pub containers_allocated: u64,
+    /// Reservations.
+    pub containers_reserved: u32,
+    /// Containers asked for and not yet allocated.
+    pub containers_pending: u64,
+    /// Every node the RM knows, in any state.
+    pub total_nodes: u32,
+    /// Running nodes.
+    pub active_nodes: u32,
+    /// Lost nodes.
+    pub lost_nodes: u32,
+    /// Always 0 (Weft has no health checks).
+    pub unhealthy_nodes: u32,
+    /// Always 0.
+    pub decommissioning_nodes: u32,
+    /// Decommissioned nodes.
+    pub decommissioned_nodes: u32,
+    /// Always 0.
+    pub rebooted_nodes: u32,
+    /// Nodes that shut down.
+    pub shutdown_nodes: u32,
+}
+
+impl ClusterMetricsDto {
+    /// The metrics of `view`.
+    pub fn from_view(view: &View) -> ClusterMetricsDto {
+        let m = &view.cluster;
+        let available = m.total.saturating_sub(m.allocated);
+        ClusterMetricsDto {
+            apps_submitted: m.apps_submitted,
+            apps_completed: m.apps_completed,
+            apps_pending: m.apps_accepted + m.apps_waiting,
+            apps_running: m.apps_running,
+            apps_failed: m.apps_failed,
+            apps_killed: m.apps_killed,
+            reserved_mb: m.reserved.memory_mb(),
+            available_mb: available.memory_mb(),
+            allocated_mb: m.allocated.memory_mb(),
+            pending_mb: m.pending.memory_mb(),
+            total_mb: m.total.memory_mb(),
+            reserved_virtual_cores: m.reserved.vcores(),
+            available_virtual_cores: available.vcores(),
+            allocated_virtual_cores: m.allocated.vcores(),
+            pending_virtual_cores: m.pending.vcores(),
+            total_virtual_cores: m.total.vcores(),
+            containers_allocated: m.containers,
+            containers_reserved: m.containers_reserved,
+            containers_pending: m.containers_pending,
+            total_nodes: m.nodes_running + m.nodes_lost + m.nodes_shutdown + m.nodes_decommissioned,
+            active_nodes: m.nodes_running,
+            lost_nodes: m.nodes_lost,
+            unhealthy_nodes: 0,
+            decommissioning_nodes: 0,
+            decommissioned_nodes: m.nodes_decommissioned,
+            rebooted_nodes: 0,
+            shutdown_nodes: m.nodes_shutdown,
+        }
+    }
+}
+
+/// `GET /ws/v1/cluster/scheduler`: `{"scheduler":{"schedulerInfo":...}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulerDto {
+    /// The scheduler's description.
+    pub scheduler_info: SchedulerInfoDto,
+}
+
+/// The Fair Scheduler's description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulerInfoDto {
+    /// `fairScheduler`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The queue tree.
+    pub root_queue: QueueDto,
+    /// Weft's addition: the allocation file's reload state and last error.
+    pub allocation_file: AllocationFileDto,
+}
+
+/// One queue, in Hadoop's `FairSchedulerQueueInfo` shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueDto {
+    /// `fairSchedulerLeafQueueInfo` for leaves; absent for parents.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Full name (`root.eng.batch`).
+    pub queue_name: String,
+    /// `fair`, `DRF` or `FIFO`.
+    pub scheduling_policy: String,
+    /// Weft's addition: the queue's weight.
+    pub weight: f32,
+    /// `maxRunningApps` (2147483647 when unlimited).
+    pub max_apps: u32,
+    /// Min share.
+    pub min_resources: ResourceDto,
+    /// Effective max share, capped at the cluster.
+    pub max_resources: ResourceDto,
+    /// Usage.
+    pub used_resources: ResourceDto,
+    /// AM usage.
+    pub am_used_resources: ResourceDto,
+    /// AM limit (leaves; the max share when unlimited).
+    pub am_max_resources: ResourceDto,
+    /// Demand as of the last update.
+    pub demand_resources: ResourceDto,
+    /// Instantaneous fair share.
+    pub fair_resources: ResourceDto,
+    /// Steady fair share.
+    pub steady_fair_resources: ResourceDto,
+    /// The cluster's capacity.
+    pub cluster_resources: ResourceDto,
+    /// Reserved on nodes for this subtree's apps.
+    pub reserved_resources: ResourceDto,
+    /// Largest container allowed.
+    pub max_container_allocation: ResourceDto,
+    /// Live containers.
+    pub allocated_containers: u32,
+    /// Containers asked for and not yet allocated.
+    pub pending_containers: u64,
+    /// Reservations.
+    pub reserved_containers: u32,
+    /// Whether containers may be preempted from it.
+    pub preemptable: bool,
+    /// Leaves: runnable apps that hold a container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_active_apps: Option<u32>,
+    /// Leaves: the other apps (runnable without containers, or waiting on a limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_pending_apps: Option<u32>,
+    /// Parents: the children.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_queues: Option<ChildQueuesDto>,
+}
+
+/// `{"queue": [...]}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChildQueuesDto {
+    /// The children, in name order.
+    pub queue: Vec<QueueDto>,
+}
+
+/// The allocation file's reload state (Weft's addition to `schedulerInfo`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllocationFileDto {
+    /// The file watched, if any (`null`: the built-in defaults, not watched).
+    pub path: Option<String>,
+    /// Successful loads since start (the first load included).
+    pub reloads_succeeded: u64,
+    /// Failed loads since start.
+    pub reloads_failed: u64,
+    /// When the configuration in force was loaded.
+    pub last_success: Option<EpochMillis>,
+    /// When the last failed load happened.
+    pub last_failure: Option<EpochMillis>,
+    /// The last failure's problems, one `line:column: element: message` per line;
+    /// `null` once a later load succeeds.
+    pub last_error: Option<String>,
+}
+
+impl AllocationFileDto {
+    /// The wire form of the reloader's status.
+    pub fn from_status(status: &ReloadStatus) -> AllocationFileDto {
+        AllocationFileDto {
+            path: status.path.as_ref().map(|p| p.display().to_string()),
+            reloads_succeeded: status.succeeded,
+            reloads_failed: status.failed,
+            last_success: status.last_success,
+            last_failure: status.last_failure,
+            last_error: status.last_error.clone(),
+        }
+    }
+}
+
+impl SchedulerDto {
+    /// The scheduler tree of `view`.
+    pub fn from_view(view: &View, reload: &ReloadStatus) -> SchedulerDto {
+        let mut active: BTreeMap<&QueuePath, u32> = BTreeMap::new();
+        for a in view.apps.values() {
+            let r = &a.report;
+            if !r.record.state.is_final() && !r.waiting && r.running_containers > 0 {
+                *active.entry(&r.record.queue).or_default() += 1;
+            }
+        }
+        let root = view
+            .queues
+            .first()
+            .map(|_| queue_dto(view, &active, 0))
+            .unwrap_or_else(|| empty_root(view));
+        SchedulerDto {
+            scheduler_info: SchedulerInfoDto {
+                kind: "fairScheduler".to_owned(),
+                root_queue: root,
+                allocation_file: AllocationFileDto::from_status(reload),
+            },
+        }
+    }
+}
+
+fn empty_root(view: &View) -> QueueDto {
+    let zero = ResourceDto::default();
+    QueueDto {
+        kind: None,
+        queue_name: "root".to_owned(),
+        scheduling_policy: "fair".to_owned(),
+        weight: 1.0,
+        max_apps: i32::MAX as u32,
+        min_resources: zero,
+        max_resources: ResourceDto::from_resource(view.cluster.total),
+        used_resources: zero,
+        am_used_resources: zero,
+        am_max_resources: zero,
+        demand_resources: zero,
+        fair_resources: zero,
+        steady_fair_resources: zero,
+        cluster_resources: ResourceDto::from_resource(view.cluster.total),
+        reserved_resources: zero,
+        max_container_allocation: zero,
+        allocated_containers: 0,
+        pending_containers: 0,
+        reserved_containers: 0,
+        preemptable: true,
+        num_active_apps: None,
+        num_pending_apps: None,
+        child_queues: None,
+    }
+}
+
+fn queue_dto(view: &View, active: &BTreeMap<&QueuePath, u32>, idx: usize) -> QueueDto {
+    let q: &QueueReport = &view.queues[idx];
+    let t = &q.tree;
+    let cluster = view.cluster.total;
+    let max = t.max_share.component_min(cluster);
+    let is_leaf = t.kind == QueueKind::Leaf;
+    let (num_active_apps, num_pending_apps) = if is_leaf {
+        let active = active.get(&t.path).copied().unwrap_or(0);
+        let total = t.n_runnable_apps + t.n_waiting_apps;
+        (Some(active), Some(total.saturating_sub(active)))
+    } else {
+        (None, None)
+    };
+    let child_queues = (!is_leaf).then(|| ChildQueuesDto {
+        queue: t
+            .children
+            .iter()
+            .filter_map(|c| view.queue_index.get(c))
+            .map(|i| queue_dto(view, active, *i))
+            .collect(),
+    });
+    QueueDto {
+        kind: is_leaf.then(|| "fairSchedulerLeafQueueInfo".to_owned()),
+        queue_name: t.path.to_string(),
+        scheduling_policy: t.policy.hadoop_display_name().to_owned(),
+        weight: t.weight,
+        max_apps: t.max_running_apps.unwrap_or(i32::MAX as u32),
+        min_resources: ResourceDto::from_resource(t.min_share),
+        max_resources: ResourceDto::from_resource(max),
+        used_resources: ResourceDto::from_resource(t.usage),
+        am_used_resources: ResourceDto::from_resource(t.am_usage),
+        am_max_resources: ResourceDto::from_resource(if is_leaf {
+            t.am_limit.unwrap_or(max)
+        } else {
+            Resource::ZERO
+        }),
+        demand_resources: ResourceDto::from_resource(t.demand),
+        fair_resources: ResourceDto::from_resource(t.fair_share),
+        steady_fair_resources: ResourceDto::from_resource(t.steady_fair_share),
+        cluster_resources: ResourceDto::from_resource(cluster),
+        reserved_resources: ResourceDto::from_resource(q.reserved),
+        max_container_allocation: ResourceDto::from_resource(t.max_container_allocation),
+        allocated_containers: q.n_containers,
+        pending_containers: q.pending_containers,
+        reserved_containers: q.n_reserved,
+        preemptable: t.preemptable,
+        num_active_apps,
+        num_pending_apps,
+        child_queues,
+    }
+}
+
+/// `GET /ws/v1/cluster/nodes`: `{"nodes":{"node":[...]}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodesDto {
+    /// The nodes (absent when there are none, as Hadoop writes it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node: Vec<NodeDto>,
+}
+
+/// One node, in Hadoop's `NodeInfo` shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeDto {
+    /// Rack.
+    pub rack: String,
+    /// `RUNNING`, `LOST`, `SHUTDOWN` or `DECOMMISSIONED`.
+    pub state: String,
+    /// `host:port`.
+    pub id: String,
+    /// Host.
+    pub node_host_name: String,
+    /// Web address.
+    #[serde(rename = "nodeHTTPAddress")]
+    pub node_http_address: String,
+    /// Last heartbeat (or when it left), ms since the epoch.
+    pub last_health_update: EpochMillis,
+    /// Empty (nodes report no version).
+    pub version: String,
+    /// Empty (no health checks).
+    pub health_report: String,
+    /// Live containers.
+    pub num_containers: u32,
+    /// Allocated memory (MB).
+    #[serde(rename = "usedMemoryMB")]
+    pub used_memory_mb: u64,
+    /// Unallocated memory (MB).
+    #[serde(rename = "availMemoryMB")]
+    pub avail_memory_mb: u64,
+    /// Allocated vcores.
+    pub used_virtual_cores: u64,
+    /// Unallocated vcores.
+    pub available_virtual_cores: u64,
+    /// Capability.
+    pub total_resource: ResourceDto,
+    /// Allocated.
+    pub used_resource: ResourceDto,
+    /// Unallocated.
+    pub available_resource: ResourceDto,
+    /// Weft's addition: held by a reservation.
+    pub reserved_resource: ResourceDto,
+}
+
+impl NodeDto {
+    /// The wire form of a node report.
+    pub fn from_report(view: &View, n: &NodeReport) -> NodeDto {
+        let available = if n.state == NodeState::Running {
+            n.capability.saturating_sub(n.allocated)
+        } else {
+            Resource::ZERO
+        };
+        NodeDto {
+            rack: n.rack.clone(),
+            state: n.state.yarn_name().to_owned(),
+            id: n.id.to_string(),
+            node_host_name: n.id.host().to_owned(),
+            node_http_address: n.http_address.clone(),
+            last_health_update: view.epoch_ms(n.last_heartbeat),
+            version: String::new(),
+            health_report: String::new(),
+            num_containers: n.n_containers,
+            used_memory_mb: n.allocated.memory_mb(),
+            avail_memory_mb: available.memory_mb(),
+            used_virtual_cores: n.allocated.vcores(),
+            available_virtual_cores: available.vcores(),
+            total_resource: ResourceDto::from_resource(n.capability),
+            used_resource: ResourceDto::from_resource(n.allocated),
+            available_resource: ResourceDto::from_resource(available),
+            reserved_resource: ResourceDto::from_resource(n.reserved),
+        }
+    }
+}
+
+/// The node states a `states` filter may name (YARN's `NodeState`).
+pub const NODE_STATES: &[&str] = &[
+    "NEW",
+    "RUNNING",
+    "UNHEALTHY",
+    "DECOMMISSIONING",
+    "DECOMMISSIONED",
+    "LOST",
+    "REBOOTED",
+    "SHUTDOWN",
+];
+
+/// `POST /ws/v1/cluster/refresh-queues`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshQueuesDto {
+    /// True: the new configuration is in force.
+    pub refreshed: bool,
+    /// The file read.
+    pub path: Option<String>,
+    /// Warnings about the file (it loaded anyway), `line:column: element: message`.
+    pub warnings: Vec<String>,
+}

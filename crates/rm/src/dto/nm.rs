@@ -1,0 +1,392 @@
+//! The NodeManager protocol's bodies (`/ws/v1/nm/...`): registration,
+//! heartbeat and unregistration, and their conversions to and from the core's
+//! `NodeRegistration`, `NodeHeartbeat` and `HeartbeatReply`.
+//!
+//! The duplicate-heartbeat bookkeeping (`responseId`) is the actor's; this
+//! module only carries the numbers.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use weft_core::{
+    AllocatedContainer, ContainerState, ContainerStatus, HeartbeatReply, NodeHeartbeat,
+    NodeRegistration, RecoveredContainer, StopReason,
+};
+use weft_model::{AppId, ContainerId, NodeId, Priority};
+
+use crate::dto::{InvalidField, ResourceDto, as_text, parse_field};
+
+/// `POST /ws/v1/nm/register`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRegisterRequest {
+    /// `host:port`.
+    pub node_id: String,
+    /// Network location (`/default-rack` when absent).
+    #[serde(default)]
+    pub rack: Option<String>,
+    /// The node's web address, handed to AMs with its containers.
+    #[serde(default)]
+    pub http_address: Option<String>,
+    /// What the node offers.
+    pub capability: ResourceDto,
+    /// Containers still running (after an RM or NM restart).
+    #[serde(default)]
+    pub containers: Vec<RunningContainerDto>,
+}
+
+/// A container a registering node still runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunningContainerDto {
+    /// The container.
+    pub container_id: String,
+    /// Its size.
+    pub resource: ResourceDto,
+    /// Its request priority.
+    #[serde(default)]
+    pub priority: i32,
+}
+
+impl NodeRegisterRequest {
+    /// The core's form, or the first field that makes no sense.
+    pub fn to_registration(&self) -> Result<NodeRegistration, InvalidField> {
+        let node: NodeId = parse_field("nodeId", &self.node_id)?;
+        let http_address = match &self.http_address {
+            Some(a) if !a.trim().is_empty() => a.trim().to_owned(),
+            _ => format!("{}:8042", node.host()),
+        };
+        let mut running = Vec::with_capacity(self.containers.len());
+        for (i, c) in self.containers.iter().enumerate() {
+            running.push(RecoveredContainer {
+                container: parse_field(format!("containers[{i}].containerId"), &c.container_id)?,
+                resource: c.resource.to_resource(),
+                priority: Priority(c.priority),
+            });
+        }
+        Ok(NodeRegistration {
+            node,
+            rack: self.rack.clone().unwrap_or_default(),
+            capability: self.capability.to_resource(),
+            http_address,
+            running,
+        })
+    }
+}
+
+/// The answer to a registration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRegisterResponse {
+    /// Always `NORMAL` (refusals are errors).
+    pub node_action: String,
+    /// The node as the RM knows it.
+    pub node_id: String,
+    /// The RM's identity: its start time, which changes when it restarts.
+    pub rm_identifier: u64,
+    /// The RM's version.
+    pub resource_manager_version: String,
+    /// How often to heartbeat.
+    pub heartbeat_interval_ms: u64,
+    /// The `responseId` the node's first heartbeat carries.
+    pub response_id: u64,
+}
+
+/// `POST /ws/v1/nm/heartbeat`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeHeartbeatRequest {
+    /// `host:port`.
+    pub node_id: String,
+    /// The `responseId` of the last answer the node received (0 before the first).
+    pub response_id: u64,
+    /// Containers whose state the node reports; unmentioned ones are unchanged.
+    #[serde(default)]
+    pub containers: Vec<ContainerStatusDto>,
+}
+
+/// What a node says about one container.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatusDto {
+    /// The container.
+    pub container_id: String,
+    /// `NEW`, `RUNNING` or `COMPLETE`.
+    pub state: String,
+    /// The exit status; required for `COMPLETE`.
+    #[serde(default)]
+    pub exit_status: Option<i32>,
+    /// The node's words about it.
+    #[serde(default)]
+    pub diagnostics: Option<String>,
+}
+
+impl NodeHeartbeatRequest {
+    /// The node, parsed.
+    pub fn node(&self) -> Result<NodeId, InvalidField> {
+        parse_field("nodeId", &self.node_id)
+    }
+
+    /// The core's form, or the first field that makes no sense.
+    pub fn to_heartbeat(&self) -> Result<NodeHeartbeat, InvalidField> {
+        let node = self.node()?;
+        let mut statuses = Vec::with_capacity(self.containers.len());
+        for (i, c) in self.containers.iter().enumerate() {
+            let container = parse_field(format!("containers[{i}].containerId"), &c.container_id)?;
+            let state = match c.state.as_str() {
+                // Not started yet: nothing for the RM to learn.
+                "NEW" => continue,
+                "RUNNING" => ContainerState::Running,
+                "COMPLETE" => ContainerState::Complete {
+                    exit_status: c.exit_status.ok_or_else(|| {
+                        InvalidField::new(
+                            format!("containers[{i}].exitStatus"),
+                            "a COMPLETE container needs its exitStatus",
+                        )
+                    })?,
+                },
+                other => {
+                    return Err(InvalidField::new(
+                        format!("containers[{i}].state"),
+                        format!(
+                            "{other:?} is not a container state; expected NEW, RUNNING or COMPLETE"
+                        ),
+                    ));
+                }
+            };
+            statuses.push(ContainerStatus { container, state });
+        }
+        Ok(NodeHeartbeat { node, statuses })
+    }
+}
+
+/// The answer to a heartbeat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeHeartbeatResponse {
+    /// The request's `responseId` plus one; the node sends it back next time.
+    pub response_id: u64,
+    /// Always `NORMAL` (a node the RM does not know gets an error and re-registers).
+    pub node_action: NodeAction,
+    /// When to heartbeat next.
+    pub next_heartbeat_interval_ms: u64,
+    /// Containers the node must stop.
+    pub containers_to_stop: Vec<ContainerToStopDto>,
+    /// Containers allocated on the node since its last heartbeat, for the
+    /// node to launch (AM containers carry the submission's launch context).
+    pub allocated_containers: Vec<ContainerToLaunchDto>,
+}
+
+/// What the RM asks of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum NodeAction {
+    /// Carry on.
+    Normal,
+}
+
+/// A container the node must stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerToStopDto {
+    /// The container.
+    #[serde(with = "as_text")]
+    pub container_id: ContainerId,
+    /// Why.
+    pub reason: StopReasonDto,
+}
+
+/// Why a node must stop a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StopReasonDto {
+    /// Its AM released it.
+    Released,
+    /// Its application ended.
+    AppFinished,
+    /// Preemption took it back.
+    Preempted,
+    /// The RM does not know it.
+    Unknown,
+    /// The node came back too small to hold it.
+    NoRoom,
+}
+
+impl StopReasonDto {
+    /// The wire form of a stop reason.
+    pub fn from_reason(reason: StopReason) -> StopReasonDto {
+        match reason {
+            StopReason::Released => StopReasonDto::Released,
+            StopReason::AppFinished => StopReasonDto::AppFinished,
+            StopReason::Preempted => StopReasonDto::Preempted,
+            StopReason::Unknown => StopReasonDto::Unknown,
+            StopReason::NoRoom => StopReasonDto::NoRoom,
+        }
+    }
+}
+
+/// A container the node should launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerToLaunchDto {
+    /// The container.
+    #[serde(with = "as_text")]
+    pub container_id: ContainerId,
+    /// Its application.
+    #[serde(with = "as_text")]
+    pub application_id: AppId,
+    /// Its size.
+    pub resource: ResourceDto,
+    /// The request priority it satisfies.
+    pub priority: i32,
+    /// True for an application master's container.
+    #[serde(rename = "isAM")]
+    pub is_am: bool,
+    /// The submission's `am-container-spec`, for AM containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_context: Option<Arc<serde_json::Value>>,
+}
+
+/// The wire name of a stop reason.
+pub fn stop_reason_name(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::Released => "RELEASED",
+        StopReason::AppFinished => "APP_FINISHED",
+        StopReason::Preempted => "PREEMPTED",
+        StopReason::Unknown => "UNKNOWN",
+        StopReason::NoRoom => "NO_ROOM",
+    }
+}
+
+impl NodeHeartbeatResponse {
+    /// The wire form of the core's reply; `launch_context` gives an AM
+    /// container's launch context by application.
+    pub fn from_reply(
+        response_id: u64,
+        interval_ms: u64,
+        reply: HeartbeatReply,
+        launch_context: impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
+    ) -> NodeHeartbeatResponse {
+        NodeHeartbeatResponse {
+            response_id,
+            node_action: NodeAction::Normal,
+            next_heartbeat_interval_ms: interval_ms,
+            containers_to_stop: reply
+                .containers_to_stop
+                .into_iter()
+                .map(|(container_id, reason)| ContainerToStopDto {
+                    container_id,
+                    reason: StopReasonDto::from_reason(reason),
+                })
+                .collect(),
+            allocated_containers: reply
+                .allocated
+                .iter()
+                .map(|c| to_launch(c, &launch_context))
+                .collect(),
+        }
+    }
+}
+
+fn to_launch(
+    c: &AllocatedContainer,
+    launch_context: &impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
+) -> ContainerToLaunchDto {
+    let app = c.container.app();
+    ContainerToLaunchDto {
+        container_id: c.container,
+        application_id: app,
+        resource: ResourceDto::from_resource(c.resource),
+        priority: c.priority.0,
+        is_am: c.is_am,
+        launch_context: if c.is_am { launch_context(app) } else { None },
+    }
+}
+
+/// `POST /ws/v1/nm/unregister`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeUnregisterRequest {
+    /// `host:port`.
+    pub node_id: String,
+}
+
+/// The answer to an unregistration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeUnregisterResponse {
+    /// The node, now shut down.
+    pub node_id: String,
+    /// `SHUTDOWN`.
+    pub state: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use weft_model::{AttemptId, ContainerId, Resource};
+
+    use super::*;
+
+    #[test]
+    fn registration_defaults_the_http_address_and_rack() {
+        let req: NodeRegisterRequest =
+            serde_json::from_str(r#"{"nodeId":"h1:8041","capability":{"memory":8192,"vCores":8}}"#)
+                .unwrap();
+        let reg = req.to_registration().unwrap();
+        assert_eq!(reg.http_address, "h1:8042");
+        assert_eq!(reg.rack, "");
+        assert_eq!(reg.capability, Resource::new(8192, 8));
+    }
+
+    #[test]
+    fn heartbeat_names_the_bad_field() {
+        let req: NodeHeartbeatRequest = serde_json::from_str(
+            r#"{"nodeId":"h1:8041","responseId":0,"containers":[
+                {"containerId":"container_1_0001_01_000001","state":"COMPLETE"}]}"#,
+        )
+        .unwrap();
+        let err = req.to_heartbeat().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "containers[0].exitStatus: a COMPLETE container needs its exitStatus"
+        );
+        let req: NodeHeartbeatRequest = serde_json::from_str(
+            r#"{"nodeId":"h1:8041","responseId":0,"containers":[
+                {"containerId":"container_1_0001_01_000001","state":"DONE"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            req.to_heartbeat().unwrap_err().to_string(),
+            "containers[0].state: \"DONE\" is not a container state; expected NEW, RUNNING or COMPLETE"
+        );
+    }
+
+    #[test]
+    fn am_containers_carry_the_launch_context() {
+        let app = AppId::new(7, 1);
+        let am = ContainerId::new(AttemptId::new(app, 1), 1);
+        let reply = HeartbeatReply {
+            containers_to_stop: vec![(
+                ContainerId::new(AttemptId::new(app, 1), 9),
+                StopReason::Released,
+            )],
+            allocated: vec![AllocatedContainer {
+                container: am,
+                node: "h1:1".parse().unwrap(),
+                node_http_address: "h1:2".into(),
+                resource: Resource::new(1024, 1),
+                priority: Priority(0),
+                locality: weft_core::Locality::OffSwitch,
+                is_am: true,
+            }],
+        };
+        let ctx = Arc::new(serde_json::json!({"commands":{"command":"sleep 1"}}));
+        let res =
+            NodeHeartbeatResponse::from_reply(3, 1000, reply, |a| (a == app).then(|| ctx.clone()));
+        let json = serde_json::to_string(&res).unwrap();
+        assert_eq!(
+            json,
+            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}}}]}"#
+        );
+    }
+}

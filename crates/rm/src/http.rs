@@ -1,0 +1,315 @@
+//! The HTTP surface: the router (every path of `docs/api.md`), the state
+//! handlers share, the REST middleware (error bodies in the caller's format,
+//! with logging), and the timing and logging the node and AM protocols do
+//! without middleware, being the hot path.
+//!
+//! Handlers are thin: body → DTO → core input → actor → reply → DTO. They
+//! live in the submodules by protocol; bodies and errors in `codec` and `error`.
+
+pub mod codec;
+pub mod error;
+
+mod am;
+mod apps;
+mod cluster;
+mod nm;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRequestParts, Path, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use metrics::Histogram;
+use weft_model::{AppId, NodeId, Resource};
+use weft_queue_tree::{GroupFile, GroupMapping};
+
+use crate::access::{AclSettings, Identity};
+use crate::actor::RmHandle;
+use crate::config::ServiceSettings;
+use crate::http::codec::Format;
+use crate::http::error::{ApiError, InternalDetail, RemoteException};
+use crate::metrics::Metrics;
+use crate::reload::Reloader;
+
+/// What every handler can reach: the scheduler's handle and the service's
+/// static settings.
+#[derive(Clone, Debug)]
+pub struct ApiState(Arc<ApiInner>);
+
+#[derive(Debug)]
+struct ApiInner {
+    rm: RmHandle,
+    metrics: Arc<Metrics>,
+    reloader: Arc<Reloader>,
+    groups: GroupFile,
+    service: ServiceSettings,
+    acl: AclSettings,
+    min_allocation: Resource,
+    cluster_id: u64,
+}
+
+impl std::fmt::Debug for Reloader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reloader")
+            .field("status", &self.status())
+            .finish()
+    }
+}
+
+/// Everything a router needs, gathered.
+#[derive(Debug)]
+pub struct ApiParts {
+    /// The scheduler.
+    pub rm: RmHandle,
+    /// The metric registry.
+    pub metrics: Arc<Metrics>,
+    /// The allocation file's reloader.
+    pub reloader: Arc<Reloader>,
+    /// Users' groups.
+    pub groups: GroupFile,
+    /// The service's settings.
+    pub service: ServiceSettings,
+    /// The RM-wide access settings.
+    pub acl: AclSettings,
+    /// The smallest container (the size of an AM the submission leaves unsized).
+    pub min_allocation: Resource,
+    /// The cluster id (the RM's start time).
+    pub cluster_id: u64,
+}
+
+impl ApiState {
+    /// The state of a router over `parts`.
+    pub fn new(parts: ApiParts) -> ApiState {
+        ApiState(Arc::new(ApiInner {
+            rm: parts.rm,
+            metrics: parts.metrics,
+            reloader: parts.reloader,
+            groups: parts.groups,
+            service: parts.service,
+            acl: parts.acl,
+            min_allocation: parts.min_allocation,
+            cluster_id: parts.cluster_id,
+        }))
+    }
+
+    pub(crate) fn rm(&self) -> &RmHandle {
+        &self.0.rm
+    }
+
+    pub(crate) fn max_request_bytes(&self) -> usize {
+        self.0.service.max_request_bytes
+    }
+
+    pub(crate) fn identity(&self, user: &str) -> Identity {
+        Identity {
+            user: user.to_owned(),
+            groups: self.0.groups.groups(user),
+        }
+    }
+}
+
+/// The router serving every endpoint of `docs/api.md` over `state`.
+pub fn router(state: ApiState) -> Router {
+    // The node and AM protocols are the hot path (tens of thousands of calls
+    // a second): JSON only, no middleware; their handlers time and log
+    // themselves.
+    let protocols = Router::new()
+        .route("/ws/v1/nm/register", post(nm::register))
+        .route("/ws/v1/nm/heartbeat", post(nm::heartbeat))
+        .route("/ws/v1/nm/unregister", post(nm::unregister))
+        .route("/ws/v1/am/{app}/register", post(am::register))
+        .route("/ws/v1/am/{app}/allocate", post(am::allocate))
+        .route("/ws/v1/am/{app}/finish", post(am::finish));
+    let rest = Router::new()
+        .route("/ws/v1/cluster", get(cluster::info))
+        .route("/ws/v1/cluster/info", get(cluster::info))
+        .route("/ws/v1/cluster/metrics", get(cluster::metrics))
+        .route("/ws/v1/cluster/scheduler", get(cluster::scheduler))
+        .route("/ws/v1/cluster/nodes", get(cluster::nodes))
+        .route("/ws/v1/cluster/nodes/{node}", get(cluster::node))
+        .route(
+            "/ws/v1/cluster/refresh-queues",
+            post(cluster::refresh_queues),
+        )
+        .route("/ws/v1/cluster/apps", get(apps::list).post(apps::submit))
+        .route(
+            "/ws/v1/cluster/apps/new-application",
+            post(apps::new_application),
+        )
+        .route("/ws/v1/cluster/apps/{app}", get(apps::get_app))
+        .route(
+            "/ws/v1/cluster/apps/{app}/state",
+            get(apps::get_state).put(apps::put_state),
+        )
+        .route(
+            "/ws/v1/cluster/apps/{app}/queue",
+            get(apps::get_queue).put(apps::put_queue),
+        )
+        .route(
+            "/ws/v1/cluster/apps/{app}/priority",
+            get(apps::get_priority).put(apps::put_priority),
+        )
+        .route("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts))
+        .route("/metrics", get(cluster::prometheus))
+        .layer(middleware::from_fn(negotiate_errors));
+    protocols
+        .merge(rest)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
+async fn not_found(req: Request) -> Response {
+    let format = Format::from_headers(req.headers());
+    let e = ApiError::NotFound(format!(
+        "no such resource: {} {} (see docs/api.md for the endpoints)",
+        req.method(),
+        req.uri().path()
+    ));
+    log_error(req.method(), req.uri().path(), &e);
+    error_response(format, e)
+}
+
+async fn method_not_allowed(req: Request) -> Response {
+    let format = Format::from_headers(req.headers());
+    let e = ApiError::MethodNotAllowed(format!(
+        "{} is not allowed on {}",
+        req.method(),
+        req.uri().path()
+    ));
+    log_error(req.method(), req.uri().path(), &e);
+    error_response(format, e)
+}
+
+/// Logs a refused request: bugs at error level, refusals at debug level
+/// (a client's mistake is not the operator's problem).
+pub(crate) fn log_error(method: &axum::http::Method, path: &str, e: &ApiError) {
+    match e {
+        ApiError::Internal(detail) => {
+            tracing::error!(%method, path, detail = %detail, "request failed inside the resource manager");
+        }
+        ApiError::Unavailable => {
+            tracing::warn!(%method, path, "request not served: shutting down");
+        }
+        _ => {
+            tracing::debug!(%method, path, status = e.status().as_u16(), message = %e, "request refused");
+        }
+    }
+}
+
+/// The response for `e` in `format`.
+pub(crate) fn error_response(format: Format, e: ApiError) -> Response {
+    let remote = e.remote_exception();
+    let mut res = e.into_response();
+    if format == Format::Xml {
+        as_xml(&mut res, &remote);
+    }
+    res
+}
+
+/// A JSON answer from the node and AM protocols, serialized in one buffer.
+pub(crate) fn json_response<T: serde::Serialize>(value: &T) -> Response {
+    let mut body = Vec::with_capacity(512);
+    match serde_json::to_writer(&mut body, value) {
+        Ok(()) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err(e) => ApiError::Internal(format!("cannot encode an answer: {e}")).into_response(),
+    }
+}
+
+/// Times a protocol call into `histogram` and logs its failure.
+pub(crate) async fn timed(
+    histogram: Option<&Histogram>,
+    path: &'static str,
+    call: impl std::future::Future<Output = Result<Response, ApiError>>,
+) -> Response {
+    let started = std::time::Instant::now();
+    let res = match call.await {
+        Ok(res) => res,
+        Err(e) => {
+            log_error(&axum::http::Method::POST, path, &e);
+            e.into_response()
+        }
+    };
+    if let Some(h) = histogram {
+        h.record(started.elapsed().as_secs_f64());
+    }
+    res
+}
+
+/// Logs failed REST requests and re-encodes their `RemoteException` as XML
+/// when the caller asked for XML.
+async fn negotiate_errors(req: Request, next: Next) -> Response {
+    let format = Format::from_headers(req.headers());
+    let method = req.method().clone();
+    let uri = req.uri().clone();
+    let mut res = next.run(req).await;
+    let Some(remote) = res.extensions().get::<RemoteException>().cloned() else {
+        return res;
+    };
+    let status = res.status();
+    let path = uri.path();
+    if let Some(InternalDetail(detail)) = res.extensions().get::<InternalDetail>() {
+        tracing::error!(%method, %path, status = status.as_u16(), detail = %detail, "request failed inside the resource manager");
+    } else if status.is_server_error() {
+        tracing::warn!(%method, %path, status = status.as_u16(), message = %remote.message, "request not served");
+    } else {
+        tracing::debug!(%method, %path, status = status.as_u16(), message = %remote.message, "request refused");
+    }
+    if format == Format::Xml {
+        as_xml(&mut res, &remote);
+    }
+    res
+}
+
+fn as_xml(res: &mut Response, remote: &RemoteException) {
+    if let Ok((body, _)) = codec::encode(Format::Xml, "RemoteException", remote) {
+        *res.body_mut() = axum::body::Body::from(body);
+        res.headers_mut()
+            .insert(header::CONTENT_TYPE, codec::xml_content_type());
+        res.headers_mut().remove(header::CONTENT_LENGTH);
+    }
+}
+
+/// An application id from the path; a malformed one is a 400.
+pub(crate) struct AppParam(pub(crate) AppId);
+
+impl<S: Send + Sync> FromRequestParts<S> for AppParam {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<AppParam, ApiError> {
+        let Path(text) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::BadRequest(format!("invalid path: {}", e.body_text())))?;
+        text.parse()
+            .map(AppParam)
+            .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))
+    }
+}
+
+/// A node id from the path; a malformed one is a 400.
+pub(crate) struct NodeParam(pub(crate) NodeId);
+
+impl<S: Send + Sync> FromRequestParts<S> for NodeParam {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<NodeParam, ApiError> {
+        let Path(text) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::BadRequest(format!("invalid path: {}", e.body_text())))?;
+        text.parse()
+            .map(NodeParam)
+            .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))
+    }
+}
+
+/// `Location` header value for an app.
+pub(crate) fn app_location(app: AppId) -> HeaderValue {
+    HeaderValue::from_str(&format!("/ws/v1/cluster/apps/{app}"))
+        .unwrap_or_else(|_| HeaderValue::from_static("/ws/v1/cluster/apps"))
+}

@@ -1,0 +1,223 @@
+//! Application handlers of the YARN REST API: list with Hadoop's filters,
+//! `new-application`, submission, one app, and its `state`, `queue`,
+//! `priority` and `appattempts` sub-resources.
+//!
+//! The list comes from the published views; one app's reads and every
+//! write go through the actor, so a client reads its own writes.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use weft_core::{AppState, SubmitError};
+use weft_model::{AppId, AppPriority, QueuePath};
+
+use crate::actor::{AppSnapshot, RmError};
+use crate::dto::ResourceDto;
+use crate::dto::apps::{
+    AppAttemptDto, AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto,
+    AppsQuery, NewApplicationDto, SubmitApplicationDto,
+};
+use crate::http::codec::{Format, NamedCaller, Params, Payload, Wire};
+use crate::http::error::ApiError;
+use crate::http::{ApiState, AppParam, app_location};
+
+/// One app as of now (not the published views, which may lag): a client
+/// reads its own writes.
+async fn fresh(s: &ApiState, app: AppId) -> Result<AppSnapshot, ApiError> {
+    Ok(s.rm().app_snapshot(app).await?)
+}
+
+pub(super) async fn list(
+    State(s): State<ApiState>,
+    format: Format,
+    Params(q): Params<AppsQuery>,
+) -> Result<Wire<AppsDto>, ApiError> {
+    let filter = q.to_filter()?;
+    let view = s.rm().view();
+    Ok(Wire::ok(
+        format,
+        "apps",
+        AppsDto {
+            app: filter.apply(&view),
+        },
+    ))
+}
+
+pub(super) async fn get_app(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+) -> Result<Wire<AppDto>, ApiError> {
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(format, "app", AppDto::from_snapshot(&snap)))
+}
+
+pub(super) async fn new_application(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(_who): NamedCaller,
+) -> Result<Wire<NewApplicationDto>, ApiError> {
+    let reply = s.rm().new_application().await?;
+    // Hadoop writes this answer without a wrapping object in JSON.
+    Ok(Wire::unwrapped(
+        format,
+        "NewApplication",
+        NewApplicationDto {
+            application_id: reply.app.to_string(),
+            maximum_resource_capability: ResourceDto::from_resource(reply.max_capability),
+        },
+    ))
+}
+
+pub(super) async fn submit(
+    State(s): State<ApiState>,
+    NamedCaller(who): NamedCaller,
+    Payload(body): Payload<SubmitApplicationDto>,
+) -> Result<Response, ApiError> {
+    if !s.0.service.rest_submissions {
+        return Err(ApiError::Forbidden(
+            "App submission via REST is disabled.".to_owned(),
+        ));
+    }
+    let (sub, extra) = body.to_submission(&who.user, who.groups.clone(), s.0.min_allocation)?;
+    let app = sub.app;
+    match s.rm().submit(sub, extra).await {
+        // Placement and queue refusals are Hadoop's asynchronous kind: the
+        // submission is accepted and the app shows FAILED with the reason.
+        Ok(_) | Err(RmError::Submit(SubmitError::Placement(_) | SubmitError::Queue { .. })) => {
+            Ok((
+                StatusCode::ACCEPTED,
+                [(header::LOCATION, app_location(app))],
+            )
+                .into_response())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub(super) async fn get_state(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+) -> Result<Wire<AppStateDto>, ApiError> {
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(
+        format,
+        "appstate",
+        AppStateDto {
+            state: snap.app.report.record.state.yarn_name().to_owned(),
+            diagnostics: None,
+        },
+    ))
+}
+
+pub(super) async fn put_state(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+    NamedCaller(who): NamedCaller,
+    Payload(body): Payload<AppStateDto>,
+) -> Result<Wire<AppStateDto>, ApiError> {
+    let target = body.state.trim().to_ascii_uppercase();
+    if target != "KILLED" {
+        let snap = fresh(&s, app).await?;
+        let current = snap.app.report.record.state.yarn_name();
+        if current == target {
+            return Ok(Wire::ok(format, "appstate", state_dto(current)));
+        }
+        return Err(ApiError::BadRequest(
+            "Only 'KILLED' is allowed as a target state.".to_owned(),
+        ));
+    }
+    let state: AppState = s.rm().kill(app, who, body.diagnostics).await?;
+    Ok(Wire::ok(format, "appstate", state_dto(state.yarn_name())))
+}
+
+fn state_dto(state: &str) -> AppStateDto {
+    AppStateDto {
+        state: state.to_owned(),
+        diagnostics: None,
+    }
+}
+
+pub(super) async fn get_queue(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+) -> Result<Wire<AppQueueDto>, ApiError> {
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(
+        format,
+        "appqueue",
+        AppQueueDto {
+            queue: snap.app.report.record.queue.to_string(),
+        },
+    ))
+}
+
+pub(super) async fn put_queue(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+    NamedCaller(who): NamedCaller,
+    Payload(body): Payload<AppQueueDto>,
+) -> Result<Wire<AppQueueDto>, ApiError> {
+    let target = QueuePath::parse(body.queue.trim())
+        .map_err(|e| ApiError::BadRequest(format!("queue: {e}")))?;
+    let queue = s.rm().move_app(app, who, target).await?;
+    Ok(Wire::ok(
+        format,
+        "appqueue",
+        AppQueueDto {
+            queue: queue.to_string(),
+        },
+    ))
+}
+
+pub(super) async fn get_priority(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+) -> Result<Wire<AppPriorityDto>, ApiError> {
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(
+        format,
+        "applicationpriority",
+        AppPriorityDto {
+            priority: snap.app.report.record.priority.0,
+        },
+    ))
+}
+
+pub(super) async fn put_priority(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+    NamedCaller(who): NamedCaller,
+    Payload(body): Payload<AppPriorityDto>,
+) -> Result<Wire<AppPriorityDto>, ApiError> {
+    let p = s
+        .rm()
+        .set_priority(app, who, AppPriority(body.priority))
+        .await?;
+    Ok(Wire::ok(
+        format,
+        "applicationpriority",
+        AppPriorityDto { priority: p.0 },
+    ))
+}
+
+pub(super) async fn attempts(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+) -> Result<Wire<AppAttemptsDto>, ApiError> {
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(
+        format,
+        "appAttempts",
+        AppAttemptsDto {
+            app_attempt: vec![AppAttemptDto::current(snap.epoch_origin_ms, &snap.app)],
+        },
+    ))
+}

@@ -1,0 +1,127 @@
+//! Cluster-level handlers of the YARN REST API (`info`, `metrics`,
+//! `scheduler`, `nodes`), the admin `refresh-queues`, and the Prometheus
+//! text at `/metrics`.
+//!
+//! Reads come from the published views, never from the actor's queue.
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use serde::Deserialize;
+
+use crate::dto::cluster::{
+    ClusterInfoDto, ClusterMetricsDto, NODE_STATES, NodeDto, NodesDto, RefreshQueuesDto,
+    SchedulerDto,
+};
+use crate::http::codec::{Format, NamedCaller, Params, Wire};
+use crate::http::error::ApiError;
+use crate::http::{ApiState, NodeParam};
+use crate::reload::ReloadError;
+
+pub(super) async fn info(State(s): State<ApiState>, format: Format) -> Wire<ClusterInfoDto> {
+    let view = s.rm().view();
+    Wire::ok(
+        format,
+        "clusterInfo",
+        ClusterInfoDto::new(s.0.cluster_id, view.epoch_origin_ms),
+    )
+}
+
+pub(super) async fn metrics(State(s): State<ApiState>, format: Format) -> Wire<ClusterMetricsDto> {
+    let view = s.rm().view();
+    Wire::ok(
+        format,
+        "clusterMetrics",
+        ClusterMetricsDto::from_view(&view),
+    )
+}
+
+pub(super) async fn scheduler(State(s): State<ApiState>, format: Format) -> Wire<SchedulerDto> {
+    let view = s.rm().view();
+    let reload = s.0.reloader.status();
+    Wire::ok(format, "scheduler", SchedulerDto::from_view(&view, &reload))
+}
+
+#[derive(Deserialize)]
+pub(super) struct NodesQuery {
+    states: Option<String>,
+}
+
+pub(super) async fn nodes(
+    State(s): State<ApiState>,
+    format: Format,
+    Params(q): Params<NodesQuery>,
+) -> Result<Wire<NodesDto>, ApiError> {
+    let mut wanted = Vec::new();
+    if let Some(states) = &q.states {
+        for st in states.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let upper = st.to_ascii_uppercase();
+            if !NODE_STATES.contains(&upper.as_str()) {
+                return Err(ApiError::BadRequest(format!(
+                    "states: invalid node state {st:?}; expected one of {}",
+                    NODE_STATES.join(", ")
+                )));
+            }
+            wanted.push(upper);
+        }
+    }
+    let view = s.rm().view();
+    let node = view
+        .nodes
+        .iter()
+        .filter(|n| wanted.is_empty() || wanted.iter().any(|w| w == n.state.yarn_name()))
+        .map(|n| NodeDto::from_report(&view, n))
+        .collect();
+    Ok(Wire::ok(format, "nodes", NodesDto { node }))
+}
+
+pub(super) async fn node(
+    State(s): State<ApiState>,
+    format: Format,
+    NodeParam(id): NodeParam,
+) -> Result<Wire<NodeDto>, ApiError> {
+    let view = s.rm().view();
+    let n = view
+        .nodes
+        .iter()
+        .find(|n| n.id == id)
+        .ok_or_else(|| ApiError::NotFound(format!("node {id} is not known")))?;
+    Ok(Wire::ok(format, "node", NodeDto::from_report(&view, n)))
+}
+
+pub(super) async fn refresh_queues(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(who): NamedCaller,
+) -> Result<Wire<RefreshQueuesDto>, ApiError> {
+    if !s.0.acl.is_admin(&who) {
+        return Err(ApiError::Forbidden(format!(
+            "user {} is not a cluster administrator (yarn.admin.acl) and may not refresh the queues",
+            who.user
+        )));
+    }
+    let path = s.0.reloader.status().path.map(|p| p.display().to_string());
+    match s.0.reloader.reload_now().await {
+        Ok(done) => Ok(Wire::ok(
+            format,
+            "refreshQueues",
+            RefreshQueuesDto {
+                refreshed: true,
+                path,
+                warnings: done.warnings,
+            },
+        )),
+        Err(ReloadError::Scheduler(e)) => Err(e.into()),
+        Err(e) => Err(ApiError::BadRequest(e.to_string())),
+    }
+}
+
+pub(super) async fn prometheus(State(s): State<ApiState>) -> impl IntoResponse {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        s.0.metrics.render(),
+    )
+}

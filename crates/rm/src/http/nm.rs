@@ -1,0 +1,59 @@
+//! The NodeManager protocol's handlers: register, heartbeat, unregister.
+//!
+//! Each parses its body, converts it to the core's input, awaits the actor
+//! and answers JSON; `responseId` bookkeeping is the actor's. Heartbeats are
+//! timed from the first byte read to the answer serialized.
+
+use axum::extract::{FromRequest, Request, State};
+use axum::response::Response;
+
+use crate::dto::nm::{
+    NodeHeartbeatRequest, NodeRegisterRequest, NodeRegisterResponse, NodeUnregisterRequest,
+    NodeUnregisterResponse,
+};
+use crate::dto::parse_field;
+use crate::http::codec::Payload;
+use crate::http::error::ApiError;
+use crate::http::{ApiState, json_response, timed};
+
+pub(super) async fn register(State(s): State<ApiState>, req: Request) -> Response {
+    timed(None, "/ws/v1/nm/register", async {
+        let Payload(body) = Payload::<NodeRegisterRequest>::from_request(req, &s).await?;
+        let reg = body.to_registration()?;
+        let node = reg.node.to_string();
+        let registered = s.rm().register_node(reg).await?;
+        Ok(json_response(&NodeRegisterResponse {
+            node_action: "NORMAL".to_owned(),
+            node_id: node,
+            rm_identifier: registered.rm_identifier,
+            resource_manager_version: env!("CARGO_PKG_VERSION").to_owned(),
+            heartbeat_interval_ms: registered.heartbeat_interval_ms,
+            response_id: 0,
+        }))
+    })
+    .await
+}
+
+pub(super) async fn heartbeat(State(s): State<ApiState>, req: Request) -> Response {
+    let histogram = &s.0.metrics.heartbeat_duration;
+    timed(Some(histogram), "/ws/v1/nm/heartbeat", async {
+        let Payload(body) = Payload::<NodeHeartbeatRequest>::from_request(req, &s).await?;
+        let hb = body.to_heartbeat()?;
+        let reply = s.rm().heartbeat(hb, body.response_id).await?;
+        Ok(json_response(&*reply))
+    })
+    .await
+}
+
+pub(super) async fn unregister(State(s): State<ApiState>, req: Request) -> Response {
+    timed(None, "/ws/v1/nm/unregister", async {
+        let Payload(body) = Payload::<NodeUnregisterRequest>::from_request(req, &s).await?;
+        let node = parse_field("nodeId", &body.node_id)?;
+        s.rm().unregister_node(node).await?;
+        Ok::<_, ApiError>(json_response(&NodeUnregisterResponse {
+            node_id: body.node_id,
+            state: "SHUTDOWN".to_owned(),
+        }))
+    })
+    .await
+}

@@ -1,0 +1,1349 @@
+//! Router tests: every endpoint through `oneshot` against the router, with
+//! the good path and every bad input a client can send (malformed JSON,
+//! wrong or missing content type, oversized bodies, unknown or malformed
+//! ids, out-of-sequence `responseId`s, invalid state changes, ACL denials).
+
+use axum::Router;
+use axum::http::{Method, StatusCode};
+use expect_test::expect;
+use serde_json::{Value, json};
+
+use crate::server::Service;
+use crate::testing::{self, Answer, call, get, post, put};
+
+struct Rm {
+    service: Service,
+    router: Router,
+}
+
+impl Rm {
+    fn new() -> Rm {
+        Rm::with(&[])
+    }
+
+    fn with(extra: &[(&str, &str)]) -> Rm {
+        let service = testing::service(extra);
+        let router = service.router();
+        Rm { service, router }
+    }
+
+    async fn register(&self, node: &str, memory: u64, vcores: u64) -> Answer {
+        post(
+            &self.router,
+            "/ws/v1/nm/register",
+            json!({"nodeId": node, "rack": "/r1", "capability": {"memory": memory, "vCores": vcores}}),
+        )
+        .await
+    }
+
+    async fn heartbeat(&self, node: &str, response_id: u64, containers: Value) -> Answer {
+        post(
+            &self.router,
+            "/ws/v1/nm/heartbeat",
+            json!({"nodeId": node, "responseId": response_id, "containers": containers}),
+        )
+        .await
+    }
+
+    async fn new_app(&self, user: &str) -> String {
+        let a = call(
+            &self.router,
+            Method::POST,
+            &format!("/ws/v1/cluster/apps/new-application?user.name={user}"),
+            None,
+            "",
+            &[],
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        a.json()["application-id"].as_str().unwrap().to_owned()
+    }
+
+    async fn submit_to(&self, user: &str, app: &str, queue: &str) -> Answer {
+        post(
+            &self.router,
+            &format!("/ws/v1/cluster/apps?user.name={user}"),
+            json!({"application-id": app, "application-name": "job", "queue": queue,
+                   "resource": {"memory": 1024, "vCores": 1},
+                   "am-container-spec": {"commands": {"command": "run-am"}}}),
+        )
+        .await
+    }
+
+    /// A new app submitted by `user` to `queue`, accepted.
+    async fn submit(&self, user: &str, queue: &str) -> String {
+        let app = self.new_app(user).await;
+        let a = self.submit_to(user, &app, queue).await;
+        assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+        app
+    }
+
+    /// A running app: submitted, its AM container placed on `node` (which
+    /// must be registered and at `response_id`), its AM registered.
+    async fn running(&self, user: &str, queue: &str, node: &str, response_id: u64) -> String {
+        let app = self.submit(user, queue).await;
+        let hb = self.heartbeat(node, response_id, json!([])).await;
+        assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
+        let reg = post(
+            &self.router,
+            &format!("/ws/v1/am/{app}/register"),
+            json!({}),
+        )
+        .await;
+        assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
+        app
+    }
+
+    async fn allocate(&self, app: &str, body: Value) -> Answer {
+        post(&self.router, &format!("/ws/v1/am/{app}/allocate"), body).await
+    }
+
+    async fn stop(self) {
+        self.service.stop().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn cluster_info_in_json_and_xml() {
+    let rm = Rm::new();
+    let a = get(&rm.router, "/ws/v1/cluster/info").await;
+    assert_eq!(a.status, StatusCode::OK);
+    let v = a.json();
+    assert_eq!(v["clusterInfo"]["id"], json!(testing::EPOCH));
+    assert_eq!(v["clusterInfo"]["state"], "STARTED");
+    assert_eq!(v["clusterInfo"]["haState"], "ACTIVE");
+    let same = get(&rm.router, "/ws/v1/cluster").await;
+    assert_eq!(same.body, a.body);
+    let xml = call(
+        &rm.router,
+        Method::GET,
+        "/ws/v1/cluster/info",
+        None,
+        "",
+        &[("accept", "application/xml")],
+    )
+    .await;
+    assert_eq!(xml.headers["content-type"], "application/xml");
+    assert!(
+        xml.body.contains("<clusterInfo><id>1700000000000</id><startedOn>1700000000000</startedOn><state>STARTED</state>"),
+        "{}",
+        xml.body
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn node_registration_and_its_bad_inputs() {
+    let rm = Rm::new();
+    let ok = rm.register("h1:8041", 8192, 8).await;
+    assert_eq!(ok.status, StatusCode::OK);
+    expect![[r#"{"nodeAction":"NORMAL","nodeId":"h1:8041","rmIdentifier":1700000000000,"resourceManagerVersion":"0.1.0","heartbeatIntervalMs":1000,"responseId":0}"#]]
+        .assert_eq(&ok.body);
+
+    let r = &rm.router;
+    let cases: Vec<(Option<&str>, String)> = vec![
+        (Some("application/json"), "{\"nodeId\": ".to_owned()),
+        (Some("application/json"), "".to_owned()),
+        (Some("application/json"), r#"{"nodeId":"h2:1"}"#.to_owned()),
+        (Some("application/json"), r#"{"nodeId":"nope","capability":{"memory":1,"vCores":1}}"#.to_owned()),
+        (Some("application/json"), r#"{"nodeId":"h2:1","capability":{"memory":-5,"vCores":1}}"#.to_owned()),
+        (Some("application/json"), r#"{"nodeId":"h2:1","capability":{"memory":512,"vCores":1}}"#.to_owned()),
+        (Some("application/json"), r#"{"nodeId":"h2:1","capability":{"memory":8192,"vCores":8},"containers":[{"containerId":"c1","resource":{"memory":1,"vCores":1}}]}"#.to_owned()),
+        (Some("text/plain"), r#"{"nodeId":"h2:1"}"#.to_owned()),
+        (None, r#"{"nodeId":"h2:1"}"#.to_owned()),
+        (Some("application/json"), format!(r#"{{"nodeId":"h2:1","rack":"{}"}}"#, "x".repeat(5000))),
+    ];
+    let mut rendered = String::new();
+    for (ct, body) in cases {
+        let a = call(r, Method::POST, "/ws/v1/nm/register", ct, &body, &[]).await;
+        rendered.push_str(&a.error());
+        rendered.push('\n');
+    }
+    expect![[r#"
+        400 BadRequestException: the body is not valid JSON: EOF while parsing a value at line 1 column 11
+        400 BadRequestException: the request body is empty
+        400 BadRequestException: the JSON body does not match the expected fields: missing field `capability` at line 1 column 17
+        400 BadRequestException: nodeId: invalid node id "nope": expected host:port
+        400 BadRequestException: the JSON body does not match the expected fields: invalid value: integer `-5`, expected u64 at line 1 column 42
+        400 BadRequestException: node h2:1 offers <memory:512, vCores:1>, which is not a usable capability: a node must offer at least the minimum allocation of memory and vcores
+        400 BadRequestException: containers[0].containerId: invalid container id "c1": expected container_[e<epoch>_]<clusterTimestamp>_<app>_<attempt>_<sequence>
+        415 NotSupportedException: Content-Type "text/plain" is not supported; send application/json or application/xml
+        415 NotSupportedException: the request has a body but no Content-Type; send application/json or application/xml
+        413 WebApplicationException: the request body is larger than 4096 bytes (weft.rm.max-request-bytes)
+    "#]]
+    .assert_eq(&rendered);
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn heartbeats_follow_the_response_id_and_repeat_answers() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    assert_eq!(
+        rm.heartbeat("h1:8041", 0, json!([])).await.error(),
+        "404 NotFoundException: node h1:8041 is not registered; register it first"
+    );
+    rm.register("h1:8041", 8192, 8).await;
+    let app = rm.submit("alice", "a").await;
+    // The first heartbeat places the AM container, with the submission's launch context.
+    let first = rm.heartbeat("h1:8041", 0, json!([])).await;
+    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}}}]}"#]]
+        .assert_eq(&first.body);
+    // A repeat gets the same answer and decides nothing new.
+    let again = rm.heartbeat("h1:8041", 0, json!([])).await;
+    assert_eq!(again.body, first.body);
+    let m = get(r, "/ws/v1/cluster/metrics").await.json();
+    assert_eq!(m["clusterMetrics"]["containersAllocated"], 1);
+    // Skipping ahead or going back is refused.
+    assert_eq!(
+        rm.heartbeat("h1:8041", 5, json!([])).await.error(),
+        "409 YarnException: node h1:8041 sent responseId 5, but the last answer it was sent has responseId 1; register the node again"
+    );
+    // Bad statuses are named.
+    assert_eq!(
+        rm.heartbeat(
+            "h1:8041",
+            1,
+            json!([{"containerId": "container_1700000000000_0001_01_000001", "state": "DONE"}])
+        )
+        .await
+        .error(),
+        "400 BadRequestException: containers[0].state: \"DONE\" is not a container state; expected NEW, RUNNING or COMPLETE"
+    );
+    // The AM container completing fails the attempt; a new one is asked for.
+    let done = rm
+        .heartbeat(
+            "h1:8041",
+            1,
+            json!([{"containerId": "container_1700000000000_0001_01_000001", "state": "COMPLETE", "exitStatus": 1}]),
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert_eq!(done.json()["responseId"], 2);
+    let attempts = get(r, &format!("/ws/v1/cluster/apps/{app}/appattempts"))
+        .await
+        .json();
+    assert_eq!(attempts["appAttempts"]["appAttempt"][0]["id"], 2);
+    // Re-registering starts the sequence again.
+    rm.register("h1:8041", 8192, 8).await;
+    assert_eq!(
+        rm.heartbeat("h1:8041", 0, json!([])).await.status,
+        StatusCode::OK
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn unregistration() {
+    let rm = Rm::new();
+    rm.register("h1:8041", 8192, 8).await;
+    let a = post(
+        &rm.router,
+        "/ws/v1/nm/unregister",
+        json!({"nodeId": "h1:8041"}),
+    )
+    .await;
+    expect![[r#"{"nodeId":"h1:8041","state":"SHUTDOWN"}"#]].assert_eq(&a.body);
+    assert_eq!(
+        rm.heartbeat("h1:8041", 0, json!([])).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let again = post(
+        &rm.router,
+        "/ws/v1/nm/unregister",
+        json!({"nodeId": "h1:8041"}),
+    )
+    .await;
+    assert_eq!(
+        again.error(),
+        "404 NotFoundException: node h1:8041 is not registered; register it first"
+    );
+    let nodes = get(&rm.router, "/ws/v1/cluster/nodes?states=SHUTDOWN")
+        .await
+        .json();
+    assert_eq!(nodes["nodes"]["node"][0]["state"], "SHUTDOWN");
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn new_application_needs_a_user() {
+    let rm = Rm::new();
+    let a = call(
+        &rm.router,
+        Method::POST,
+        "/ws/v1/cluster/apps/new-application",
+        None,
+        "",
+        &[],
+    )
+    .await;
+    assert_eq!(
+        a.error(),
+        "401 AuthorizationException: Unable to obtain user name, user not authenticated: add ?user.name=<user>"
+    );
+    let a = call(
+        &rm.router,
+        Method::POST,
+        "/ws/v1/cluster/apps/new-application?user.name=alice",
+        None,
+        "",
+        &[],
+    )
+    .await;
+    expect![[r#"{"application-id":"application_1700000000000_0001","maximum-resource-capability":{"memory":8192,"vCores":8}}"#]]
+        .assert_eq(&a.body);
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn submission_outcomes() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.new_app("alice").await;
+    let ok = rm.submit_to("alice", &app, "a").await;
+    assert_eq!(ok.status, StatusCode::ACCEPTED);
+    assert_eq!(ok.headers["location"], format!("/ws/v1/cluster/apps/{app}"));
+    assert_eq!(ok.body, "");
+    // The same id again.
+    assert_eq!(
+        rm.submit_to("alice", &app, "a").await.error(),
+        "400 BadRequestException: application application_1700000000000_0001 already exists"
+    );
+    // carol may not submit to root.a.
+    let denied = rm.new_app("carol").await;
+    assert_eq!(
+        rm.submit_to("carol", &denied, "a").await.error(),
+        "403 ForbiddenException: user carol does not have permission to submit application_1700000000000_0002 to queue root.a"
+    );
+    // Placement refusals are accepted, and the app shows FAILED (Hadoop's asynchronous rejection).
+    let rejected = rm.new_app("bob").await;
+    assert_eq!(
+        rm.submit_to("bob", &rejected, "nosuch").await.status,
+        StatusCode::ACCEPTED
+    );
+    let v = get(r, &format!("/ws/v1/cluster/apps/{rejected}"))
+        .await
+        .json();
+    assert_eq!(v["app"]["state"], "FAILED");
+    assert_eq!(v["app"]["finalStatus"], "FAILED");
+    assert!(
+        v["app"]["diagnostics"]
+            .as_str()
+            .unwrap()
+            .contains("placement"),
+        "{v}"
+    );
+    // A parent queue cannot take apps.
+    let parent = rm.new_app("bob").await;
+    assert_eq!(
+        rm.submit_to("bob", &parent, "p").await.status,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(
+        get(r, &format!("/ws/v1/cluster/apps/{parent}/state"))
+            .await
+            .json()["appstate"]["state"],
+        "FAILED"
+    );
+    // Malformed submissions.
+    let bad = [
+        json!({}),
+        json!({"application-id": "app-1"}),
+        json!({"application-id": app, "resource": {"memory": 0, "vCores": 0}}),
+        json!({"application-id": "application_1700000000000_0099", "queue": "b", "resource": {"memory": 65536, "vCores": 1}}),
+        json!({"application-id": "application_1700000000000_0098", "priority": "high"}),
+    ];
+    let mut rendered = String::new();
+    for body in bad {
+        let a = post(r, "/ws/v1/cluster/apps?user.name=bob", body).await;
+        rendered.push_str(&a.error());
+        rendered.push('\n');
+    }
+    expect![[r#"
+        400 BadRequestException: application-id: missing: ask POST /ws/v1/cluster/apps/new-application for one
+        400 BadRequestException: application-id: invalid application id "app-1": expected application_<clusterTimestamp>_<sequence>
+        400 BadRequestException: resource: the application master's container must ask for some memory or vcores
+        400 BadRequestException: application master for application_1700000000000_0099 asks for <memory:65536, vCores:1>, more than queue root.b allows (<memory:8192, vCores:8>)
+        400 BadRequestException: the JSON body does not match the expected fields: invalid type: string "high", expected i32 at line 1 column 68
+    "#]]
+    .assert_eq(&rendered);
+    // No user: 401.
+    let anon = post(
+        r,
+        "/ws/v1/cluster/apps",
+        json!({"application-id": "application_1700000000000_0097"}),
+    )
+    .await;
+    assert_eq!(anon.status, StatusCode::UNAUTHORIZED);
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn rest_submission_can_be_disabled() {
+    let rm = Rm::with(&[("yarn.webapp.enable-rest-app-submissions", "false")]);
+    let a = post(
+        &rm.router,
+        "/ws/v1/cluster/apps?user.name=alice",
+        json!({"application-id": "application_1700000000000_0001"}),
+    )
+    .await;
+    assert_eq!(
+        a.error(),
+        "403 ForbiddenException: App submission via REST is disabled."
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn app_reports_and_filters() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    assert_eq!(get(r, "/ws/v1/cluster/apps").await.body, r#"{"apps":{}}"#);
+    rm.register("h1:8041", 8192, 8).await;
+    let a1 = rm.running("alice", "a", "h1:8041", 0).await;
+    let a2 = rm.submit("bob", "b").await;
+    let a3 = rm.submit("bob", "b").await;
+    let ids = |v: Value| -> Vec<String> {
+        v["apps"]["app"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| x["id"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        ids(get(r, "/ws/v1/cluster/apps").await.json()),
+        [a1.as_str(), a2.as_str(), a3.as_str()]
+    );
+    assert_eq!(
+        ids(get(r, "/ws/v1/cluster/apps?states=running").await.json()),
+        [a1.as_str()]
+    );
+    assert_eq!(
+        ids(
+            get(r, "/ws/v1/cluster/apps?state=ACCEPTED&user=bob&limit=1")
+                .await
+                .json()
+        ),
+        [a2.as_str()]
+    );
+    assert_eq!(
+        ids(get(r, "/ws/v1/cluster/apps?queue=b").await.json()),
+        [a2.as_str(), a3.as_str()]
+    );
+    assert_eq!(
+        ids(
+            get(r, "/ws/v1/cluster/apps?queue=root.a&finalStatus=UNDEFINED")
+                .await
+                .json()
+        ),
+        [a1.as_str()]
+    );
+    assert_eq!(
+        ids(get(r, "/ws/v1/cluster/apps?applicationTypes=yarn,spark")
+            .await
+            .json()),
+        [a1.as_str(), a2.as_str(), a3.as_str()]
+    );
+    assert!(
+        ids(get(r, "/ws/v1/cluster/apps?applicationTypes=spark")
+            .await
+            .json())
+        .is_empty()
+    );
+    assert!(
+        ids(get(r, "/ws/v1/cluster/apps?finishedTimeBegin=1")
+            .await
+            .json())
+        .is_empty()
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/apps?states=RUNNING,SLEEPING")
+            .await
+            .error(),
+        "400 BadRequestException: states: invalid application state \"SLEEPING\"; expected one of NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED"
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/apps?limit=0").await.error(),
+        "400 BadRequestException: limit: \"0\" is not a limit: expected a positive integer"
+    );
+    // One app in full.
+    let v = get(r, &format!("/ws/v1/cluster/apps/{a1}")).await.json();
+    let app = &v["app"];
+    assert_eq!(app["state"], "RUNNING");
+    assert_eq!(app["queue"], "root.a");
+    assert_eq!(app["user"], "alice");
+    assert_eq!(app["allocatedMB"], 1024);
+    assert_eq!(app["runningContainers"], 1);
+    assert_eq!(app["amHostHttpAddress"], "h1:8042");
+    assert_eq!(app["trackingUI"], "ApplicationMaster");
+    assert_eq!(app["startedTime"], json!(testing::EPOCH));
+    // Unknown and malformed ids.
+    assert_eq!(
+        get(r, "/ws/v1/cluster/apps/application_1700000000000_0042")
+            .await
+            .error(),
+        "404 NotFoundException: application application_1700000000000_0042 is not known"
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/apps/app42").await.error(),
+        "400 BadRequestException: invalid application id \"app42\": expected application_<clusterTimestamp>_<sequence>"
+    );
+    // The attempt.
+    let at = get(r, &format!("/ws/v1/cluster/apps/{a1}/appattempts"))
+        .await
+        .json();
+    expect![[r#"{"appAttempts":{"appAttempt":[{"appAttemptId":"appattempt_1700000000000_0001_000001","appAttemptState":"RUNNING","blacklistedNodes":"","containerId":"container_1700000000000_0001_01_000001","finishedTime":0,"id":1,"logsLink":"","nodeHttpAddress":"h1:8042","nodeId":"h1:8041","startTime":1700000000000}]}}"#]]
+        .assert_eq(&at.to_string());
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn killing_apps() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.submit("alice", "a").await;
+    let state = format!("/ws/v1/cluster/apps/{app}/state");
+    assert_eq!(
+        get(r, &state).await.body,
+        r#"{"appstate":{"state":"ACCEPTED"}}"#
+    );
+    // Only KILLED is a target; the current state is accepted as a no-op.
+    assert_eq!(
+        put(
+            r,
+            &format!("{state}?user.name=alice"),
+            json!({"state": "RUNNING"})
+        )
+        .await
+        .error(),
+        "400 BadRequestException: Only 'KILLED' is allowed as a target state."
+    );
+    assert_eq!(
+        put(
+            r,
+            &format!("{state}?user.name=alice"),
+            json!({"state": "ACCEPTED"})
+        )
+        .await
+        .body,
+        r#"{"appstate":{"state":"ACCEPTED"}}"#
+    );
+    // Anonymous: 401. Someone else: 403.
+    assert_eq!(
+        put(r, &state, json!({"state": "KILLED"})).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        put(
+            r,
+            &format!("{state}?user.name=bob"),
+            json!({"state": "KILLED"})
+        )
+        .await
+        .error(),
+        "403 ForbiddenException: user bob may not kill application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+    );
+    // The owner may; the new state is visible at once.
+    let killed = put(
+        r,
+        &format!("{state}?user.name=alice"),
+        json!({"state": "KILLED", "diagnostics": "not needed"}),
+    )
+    .await;
+    assert_eq!(killed.body, r#"{"appstate":{"state":"KILLED"}}"#);
+    let v = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
+    assert_eq!(v["app"]["state"], "KILLED");
+    assert_eq!(v["app"]["diagnostics"], "not needed");
+    // Killing an ended app answers its final state, as Hadoop does.
+    assert_eq!(
+        put(
+            r,
+            &format!("{state}?user.name=bob"),
+            json!({"state": "KILLED"})
+        )
+        .await
+        .body,
+        r#"{"appstate":{"state":"KILLED"}}"#
+    );
+    // The admin may kill anyone's app; XML bodies work too.
+    let other = rm.submit("bob", "b").await;
+    let xml = call(
+        r,
+        Method::PUT,
+        &format!("/ws/v1/cluster/apps/{other}/state?user.name=yarn"),
+        Some("application/xml"),
+        "<appstate><state>KILLED</state></appstate>",
+        &[("accept", "application/xml")],
+    )
+    .await;
+    assert_eq!(xml.status, StatusCode::OK, "{}", xml.body);
+    assert!(
+        xml.body
+            .ends_with("<appstate><state>KILLED</state></appstate>"),
+        "{}",
+        xml.body
+    );
+    // Unknown app; malformed body.
+    assert_eq!(
+        put(
+            r,
+            "/ws/v1/cluster/apps/application_1700000000000_0077/state?user.name=yarn",
+            json!({"state": "KILLED"})
+        )
+        .await
+        .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        call(
+            r,
+            Method::PUT,
+            &format!("{state}?user.name=alice"),
+            Some("application/xml"),
+            "<appstate><state>",
+            &[]
+        )
+        .await
+        .status,
+        StatusCode::BAD_REQUEST
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn moving_apps() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.submit("alice", "a").await;
+    let queue = format!("/ws/v1/cluster/apps/{app}/queue");
+    assert_eq!(
+        get(r, &queue).await.body,
+        r#"{"appqueue":{"queue":"root.a"}}"#
+    );
+    let mv = |user: &str, to: &str| {
+        let uri = format!("{queue}?user.name={user}");
+        let body = json!({"queue": to});
+        async move { put(r, &uri, body).await }
+    };
+    assert_eq!(
+        mv("bob", "b").await.error(),
+        "403 ForbiddenException: user bob may not move application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+    );
+    assert_eq!(
+        mv("alice", "p").await.error(),
+        "400 BadRequestException: target queue root.p not found or is not a leaf queue"
+    );
+    assert_eq!(
+        mv("alice", "a..b").await.error(),
+        "400 BadRequestException: queue: invalid queue name \"a..b\": it has an empty component (a leading, trailing or doubled '.')"
+    );
+    assert_eq!(
+        mv("alice", "b").await.body,
+        r#"{"appqueue":{"queue":"root.b"}}"#
+    );
+    assert_eq!(
+        get(r, &queue).await.body,
+        r#"{"appqueue":{"queue":"root.b"}}"#
+    );
+    // Back to root.a: alice may submit there, but carol (queue b is open) may not.
+    let mine = rm.submit("carol", "b").await;
+    assert_eq!(
+        put(
+            r,
+            &format!("/ws/v1/cluster/apps/{mine}/queue?user.name=carol"),
+            json!({"queue": "a"})
+        )
+        .await
+        .error(),
+        "403 ForbiddenException: user carol may not move application application_1700000000000_0002 in queue root.b: the user may not submit to the target queue root.a"
+    );
+    // An ended app cannot be moved (Hadoop's words).
+    put(
+        r,
+        &format!("/ws/v1/cluster/apps/{app}/state?user.name=alice"),
+        json!({"state": "KILLED"}),
+    )
+    .await;
+    assert_eq!(
+        mv("alice", "a").await.error(),
+        "400 BadRequestException: App in KILLED state cannot be moved."
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn app_priority() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.submit("alice", "a").await;
+    let uri = format!("/ws/v1/cluster/apps/{app}/priority");
+    assert_eq!(
+        get(r, &uri).await.body,
+        r#"{"applicationpriority":{"priority":0}}"#
+    );
+    assert_eq!(
+        put(r, &format!("{uri}?user.name=bob"), json!({"priority": 5}))
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        put(r, &format!("{uri}?user.name=alice"), json!({"priority": 5}))
+            .await
+            .body,
+        r#"{"applicationpriority":{"priority":5}}"#
+    );
+    assert_eq!(
+        get(r, &uri).await.body,
+        r#"{"applicationpriority":{"priority":5}}"#
+    );
+    assert_eq!(
+        put(
+            r,
+            &format!("{uri}?user.name=alice"),
+            json!({"priority": "5"})
+        )
+        .await
+        .status,
+        StatusCode::BAD_REQUEST
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn application_master_protocol() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let unknown = "application_1700000000000_0050";
+    assert_eq!(
+        post(r, &format!("/ws/v1/am/{unknown}/register"), json!({}))
+            .await
+            .error(),
+        "404 NotFoundException: application application_1700000000000_0050 is not known"
+    );
+    rm.register("h1:8041", 8192, 8).await;
+    let app = rm.submit("alice", "a").await;
+    // Before its container exists the AM cannot register; before registering it cannot allocate.
+    assert_eq!(
+        call(
+            r,
+            Method::POST,
+            &format!("/ws/v1/am/{app}/register"),
+            None,
+            "",
+            &[]
+        )
+        .await
+        .error(),
+        "409 YarnException: application application_1700000000000_0001 cannot register an application master now: its application master container has not been allocated yet"
+    );
+    assert_eq!(
+        rm.allocate(&app, json!({"responseId": 0})).await.error(),
+        "409 YarnException: application application_1700000000000_0001 must register its application master before asking for containers"
+    );
+    rm.heartbeat("h1:8041", 0, json!([])).await;
+    let reg = call(
+        r,
+        Method::POST,
+        &format!("/ws/v1/am/{app}/register"),
+        None,
+        "",
+        &[],
+    )
+    .await;
+    expect![[r#"{"maximumResourceCapability":{"memory":8192,"vCores":8},"queue":"root.a","responseId":0}"#]]
+        .assert_eq(&reg.body);
+    // Asks; the next heartbeat allocates; the next allocate delivers.
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 2, "relaxLocality": true}], "progress": 0.1});
+    let first = rm.allocate(&app, ask.clone()).await;
+    assert_eq!(first.json()["allocated"], json!([]));
+    assert_eq!(first.json()["numClusterNodes"], 1);
+    // One container per heartbeat (yarn.scheduler.fair.assignmultiple is off).
+    rm.heartbeat("h1:8041", 1, json!([])).await;
+    rm.heartbeat("h1:8041", 2, json!([])).await;
+    let second = rm.allocate(&app, json!({"responseId": 1})).await;
+    let v = second.json();
+    assert_eq!(v["responseId"], 2);
+    let allocated: Vec<&str> = v["allocated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["containerId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        allocated,
+        [
+            "container_1700000000000_0001_01_000002",
+            "container_1700000000000_0001_01_000003"
+        ]
+    );
+    // A repeat gets the same answer; out of sequence is refused.
+    assert_eq!(
+        rm.allocate(&app, json!({"responseId": 1})).await.body,
+        second.body
+    );
+    assert_eq!(
+        rm.allocate(&app, json!({"responseId": 7})).await.error(),
+        "409 YarnException: application application_1700000000000_0001 sent responseId 7, but the last answer it was sent has responseId 2; send the responseId of the last answer received"
+    );
+    // Bad asks and releases.
+    let mut rendered = String::new();
+    for body in [
+        json!({"responseId": 2, "asks": [{"priority": 1, "capability": {"memory": 99999, "vCores": 1}, "numContainers": 1}]}),
+        json!({"responseId": 2, "asks": [{"priority": 1, "resourceName": " ", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 1}]}),
+        json!({"responseId": 2, "releases": ["container-2"]}),
+        json!({"responseId": 2, "asks": [{"priority": 1}]}),
+    ] {
+        rendered.push_str(&rm.allocate(&app, body).await.error());
+        rendered.push('\n');
+    }
+    expect![[r#"
+        400 BadRequestException: invalid ask: an ask for <memory:99999, vCores:1> is larger than the maximum allocation <memory:8192, vCores:8>
+        400 BadRequestException: invalid ask: an ask at priority 1 has an empty resource name (use a host, a rack such as /rack1, or *)
+        400 BadRequestException: releases[0]: invalid container id "container-2": expected container_[e<epoch>_]<clusterTimestamp>_<app>_<attempt>_<sequence>
+        400 BadRequestException: the JSON body does not match the expected fields: missing field `capability` at line 1 column 23
+    "#]]
+    .assert_eq(&rendered);
+    // Releasing a container: it completes, its node is told to stop it.
+    let rel = rm
+        .allocate(
+            &app,
+            json!({"responseId": 2, "releases": ["container_1700000000000_0001_01_000002"]}),
+        )
+        .await;
+    assert_eq!(rel.json()["completed"][0]["exitStatus"], -100);
+    let hb = rm.heartbeat("h1:8041", 3, json!([])).await.json();
+    assert_eq!(
+        hb["containersToStop"],
+        json!([{"containerId": "container_1700000000000_0001_01_000002", "reason": "RELEASED"}])
+    );
+    // Finishing.
+    assert_eq!(
+        post(
+            r,
+            &format!("/ws/v1/am/{app}/finish"),
+            json!({"finalStatus": "DONE"})
+        )
+        .await
+        .error(),
+        "400 BadRequestException: finalStatus: \"DONE\" is not a final status; expected SUCCEEDED, FAILED or KILLED"
+    );
+    let fin = post(
+        r,
+        &format!("/ws/v1/am/{app}/finish"),
+        json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done"}),
+    )
+    .await;
+    assert_eq!(fin.body, r#"{"isUnregistered":true}"#);
+    let v = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
+    assert_eq!(
+        (v["app"]["state"].as_str(), v["app"]["finalStatus"].as_str()),
+        (Some("FINISHED"), Some("SUCCEEDED"))
+    );
+    assert_eq!(
+        rm.allocate(&app, json!({"responseId": 3})).await.error(),
+        "409 YarnException: application application_1700000000000_0001 has already ended (finished)"
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn nodes() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    rm.register("h1:8041", 8192, 8).await;
+    rm.register("h2:8041", 4096, 4).await;
+    rm.running("alice", "a", "h1:8041", 0).await;
+    let v = get(r, "/ws/v1/cluster/nodes").await.json();
+    let n = &v["nodes"]["node"];
+    assert_eq!(n.as_array().unwrap().len(), 2);
+    expect![[r#"{"availMemoryMB":7168,"availableResource":{"memory":7168,"vCores":7},"availableVirtualCores":7,"healthReport":"","id":"h1:8041","lastHealthUpdate":1700000000000,"nodeHTTPAddress":"h1:8042","nodeHostName":"h1","numContainers":1,"rack":"/r1","reservedResource":{"memory":0,"vCores":0},"state":"RUNNING","totalResource":{"memory":8192,"vCores":8},"usedMemoryMB":1024,"usedResource":{"memory":1024,"vCores":1},"usedVirtualCores":1,"version":""}"#]]
+        .assert_eq(&n[0].to_string());
+    assert_eq!(
+        get(r, "/ws/v1/cluster/nodes/h2:8041").await.json()["node"]["totalResource"]["memory"],
+        4096
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/nodes?states=LOST").await.body,
+        r#"{"nodes":{}}"#
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/nodes?states=GONE").await.error(),
+        "400 BadRequestException: states: invalid node state \"GONE\"; expected one of NEW, RUNNING, UNHEALTHY, DECOMMISSIONING, DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN"
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/nodes/h9:1").await.error(),
+        "404 NotFoundException: node h9:1 is not known"
+    );
+    assert_eq!(
+        get(r, "/ws/v1/cluster/nodes/h9").await.error(),
+        "400 BadRequestException: invalid node id \"h9\": expected host:port"
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn cluster_metrics_and_scheduler_tree() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    rm.register("h1:8041", 8192, 8).await;
+    rm.register("h2:8041", 8192, 8).await;
+    let a = rm.running("alice", "a", "h1:8041", 0).await;
+    let b = rm.running("bob", "b", "h2:8041", 0).await;
+    // Both apps ask for more than the cluster has.
+    let ask = |n| json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": n}]});
+    rm.allocate(&a, ask(20)).await;
+    rm.allocate(&b, ask(20)).await;
+    // Let the update pass compute fair shares.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let m = get(r, "/ws/v1/cluster/metrics").await.json();
+    expect![[r#"{"clusterMetrics":{"activeNodes":2,"allocatedMB":2048,"allocatedVirtualCores":2,"appsCompleted":0,"appsFailed":0,"appsKilled":0,"appsPending":0,"appsRunning":2,"appsSubmitted":2,"availableMB":14336,"availableVirtualCores":14,"containersAllocated":2,"containersPending":40,"containersReserved":0,"decommissionedNodes":0,"decommissioningNodes":0,"lostNodes":0,"pendingMB":40960,"pendingVirtualCores":40,"rebootedNodes":0,"reservedMB":0,"reservedVirtualCores":0,"shutdownNodes":0,"totalMB":16384,"totalNodes":2,"totalVirtualCores":16,"unhealthyNodes":0}}"#]]
+        .assert_eq(&m.to_string());
+    let s = get(r, "/ws/v1/cluster/scheduler").await.json();
+    assert_eq!(
+        render_tree(&s["scheduler"]["schedulerInfo"]["rootQueue"], 0),
+        expect_tree()
+    );
+    let info = &s["scheduler"]["schedulerInfo"];
+    assert_eq!(info["type"], "fairScheduler");
+    assert_eq!(info["allocationFile"]["reloadsSucceeded"], 1);
+    assert_eq!(info["allocationFile"]["lastError"], Value::Null);
+    rm.stop().await;
+}
+
+fn expect_tree() -> String {
+    // root.a (weight 3) and root.b (weight 1) share 16 GB 3:1; the others are
+    // idle. Steady shares split by weight 3:1:1:1 over every configured queue
+    // (Hadoop's search rounds up, so they sum to a little over 16384).
+    "root fair=16384 steady=16384 used=2048 demand=43008 containers=2 pending=40\n\
+     \x20 root.a fair=12288 steady=8193 used=1024 demand=21504 containers=1 pending=20 active=1 pending_apps=0\n\
+     \x20 root.b fair=4096 steady=2731 used=1024 demand=21504 containers=1 pending=20 active=1 pending_apps=0\n\
+     \x20 root.default fair=0 steady=2731 used=0 demand=0 containers=0 pending=0 active=0 pending_apps=0\n\
+     \x20 root.p fair=0 steady=2731 used=0 demand=0 containers=0 pending=0\n"
+        .to_owned()
+}
+
+fn render_tree(q: &Value, depth: usize) -> String {
+    let mut out = format!(
+        "{}{} fair={} steady={} used={} demand={} containers={} pending={}",
+        "  ".repeat(depth),
+        q["queueName"].as_str().unwrap(),
+        q["fairResources"]["memory"],
+        q["steadyFairResources"]["memory"],
+        q["usedResources"]["memory"],
+        q["demandResources"]["memory"],
+        q["allocatedContainers"],
+        q["pendingContainers"],
+    );
+    if q["type"] == "fairSchedulerLeafQueueInfo" {
+        out.push_str(&format!(
+            " active={} pending_apps={}",
+            q["numActiveApps"], q["numPendingApps"]
+        ));
+    }
+    out.push('\n');
+    if let Some(children) = q["childQueues"]["queue"].as_array() {
+        for c in children {
+            out.push_str(&render_tree(c, depth + 1));
+        }
+    }
+    out
+}
+
+#[tokio::test(start_paused = true)]
+async fn refresh_queues_needs_an_admin_and_a_file() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let uri = "/ws/v1/cluster/refresh-queues";
+    assert_eq!(
+        call(r, Method::POST, uri, None, "", &[]).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        call(
+            r,
+            Method::POST,
+            &format!("{uri}?user.name=alice"),
+            None,
+            "",
+            &[]
+        )
+        .await
+        .error(),
+        "403 ForbiddenException: user alice is not a cluster administrator (yarn.admin.acl) and may not refresh the queues"
+    );
+    assert_eq!(
+        call(
+            r,
+            Method::POST,
+            &format!("{uri}?user.name=yarn"),
+            None,
+            "",
+            &[]
+        )
+        .await
+        .error(),
+        "400 BadRequestException: the resource manager runs on its built-in configuration and has no allocation file to reload; start it with --conf DIR"
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn unknown_paths_methods_and_xml_errors() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    assert_eq!(
+        get(r, "/ws/v1/cluster/nothing").await.error(),
+        "404 NotFoundException: no such resource: GET /ws/v1/cluster/nothing (see docs/api.md for the endpoints)"
+    );
+    assert_eq!(
+        call(r, Method::DELETE, "/ws/v1/cluster/apps", None, "", &[])
+            .await
+            .error(),
+        "405 NotAllowedException: DELETE is not allowed on /ws/v1/cluster/apps"
+    );
+    let xml = call(
+        r,
+        Method::GET,
+        "/ws/v1/cluster/apps/application_1_0001",
+        None,
+        "",
+        &[("accept", "application/xml")],
+    )
+    .await;
+    assert_eq!(xml.status, StatusCode::NOT_FOUND);
+    assert_eq!(xml.headers["content-type"], "application/xml");
+    expect![[r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><RemoteException><exception>NotFoundException</exception><message>application application_1_0001 is not known</message><javaClassName>org.apache.hadoop.yarn.webapp.NotFoundException</javaClassName></RemoteException>"#]]
+        .assert_eq(&xml.body);
+    assert_eq!(
+        get(r, "/ws/v1/cluster/apps?limit=1&limit=2").await.status,
+        StatusCode::BAD_REQUEST
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn xml_answers_use_hadoops_element_names() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    rm.register("h1:8041", 8192, 8).await;
+    let xml = call(
+        r,
+        Method::GET,
+        "/ws/v1/cluster/nodes",
+        None,
+        "",
+        &[("accept", "text/xml")],
+    )
+    .await;
+    assert!(
+        xml.body
+            .contains("<nodes><node><rack>/r1</rack><state>RUNNING</state><id>h1:8041</id>"),
+        "{}",
+        xml.body
+    );
+    let app = rm.submit("alice", "a").await;
+    let xml = call(
+        r,
+        Method::GET,
+        "/ws/v1/cluster/apps",
+        None,
+        "",
+        &[("accept", "application/xml")],
+    )
+    .await;
+    assert!(
+        xml.body
+            .contains(&format!("<apps><app><id>{app}</id><user>alice</user>")),
+        "{}",
+        xml.body
+    );
+    let xml = call(
+        r,
+        Method::GET,
+        "/ws/v1/cluster/scheduler",
+        None,
+        "",
+        &[("accept", "application/xml")],
+    )
+    .await;
+    assert!(xml.body.contains("<scheduler><schedulerInfo><type>fairScheduler</type><rootQueue><queueName>root</queueName>"), "{}", xml.body);
+    assert!(xml.body.contains("<childQueues><queue><type>fairSchedulerLeafQueueInfo</type><queueName>root.a</queueName>"), "{}", xml.body);
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn prometheus_text() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    rm.register("h1:8041", 8192, 8).await;
+    rm.running("alice", "a", "h1:8041", 0).await;
+    let a = get(r, "/metrics").await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert_eq!(
+        a.headers["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    for line in [
+        "weft_queue_apps_submitted_total{queue=\"root.a\"} 1",
+        "weft_queue_apps_submitted_total{queue=\"root\"} 1",
+        "weft_queue_apps_running{queue=\"root.a\"} 1",
+        "weft_queue_allocated_memory_bytes{queue=\"root.a\"} 1073741824",
+        "weft_queue_am_used_memory_bytes{queue=\"root.a\"} 1073741824",
+        "weft_cluster_nodes{state=\"running\"} 1",
+        "weft_cluster_capacity_memory_bytes 8589934592",
+        "weft_scheduler_allocations_total{locality=\"off_switch\"} 1",
+        "weft_alloc_file_reloads_total{outcome=\"success\"} 1",
+        "# TYPE weft_scheduler_node_heartbeat_duration_seconds histogram",
+    ] {
+        assert!(
+            a.body.lines().any(|l| l == line),
+            "missing {line:?} in\n{}",
+            a.body
+        );
+    }
+    rm.stop().await;
+}
+
+mod fuzz {
+    //! Whatever a client sends, the answer is never a 5xx and the scheduler
+    //! keeps serving.
+
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+
+    const KEYS: &[&str] = &[
+        "nodeId",
+        "responseId",
+        "capability",
+        "memory",
+        "vCores",
+        "containers",
+        "containerId",
+        "state",
+        "exitStatus",
+        "resource",
+        "priority",
+        "asks",
+        "resourceName",
+        "numContainers",
+        "relaxLocality",
+        "releases",
+        "progress",
+        "finalStatus",
+        "application-id",
+        "queue",
+        "unmanaged-AM",
+        "am-container-spec",
+        "application-tags",
+        "tag",
+        "rack",
+    ];
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<u64>().prop_map(|n| json!(n)),
+            (0u64..5).prop_map(|n| json!(n)),
+            any::<f64>()
+                .prop_filter("JSON has no NaN", |f| f.is_finite())
+                .prop_map(|f| json!(f)),
+            prop_oneof![
+                Just("h1:8041".to_owned()),
+                Just("application_1700000000000_0001".to_owned()),
+                Just("container_1700000000000_0001_01_000001".to_owned()),
+                Just("KILLED".to_owned()),
+                Just("COMPLETE".to_owned()),
+                Just("*".to_owned()),
+                Just("root.a".to_owned()),
+                "\\PC{0,12}",
+            ]
+            .prop_map(Value::String),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        scalar().prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..6).prop_map(|kvs| {
+                    Value::Object(
+                        kvs.into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect::<Map<_, _>>(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    const TARGETS: &[(&str, &str)] = &[
+        ("POST", "/ws/v1/nm/register"),
+        ("POST", "/ws/v1/nm/heartbeat"),
+        ("POST", "/ws/v1/nm/unregister"),
+        ("POST", "/ws/v1/am/application_1700000000000_0001/register"),
+        ("POST", "/ws/v1/am/application_1700000000000_0001/allocate"),
+        ("POST", "/ws/v1/am/application_1700000000000_0001/finish"),
+        ("POST", "/ws/v1/cluster/apps?user.name=alice"),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/state?user.name=alice",
+        ),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/queue?user.name=alice",
+        ),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/priority?user.name=alice",
+        ),
+        ("POST", "/ws/v1/cluster/refresh-queues?user.name=yarn"),
+    ];
+
+    fn big() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            0u64..10_000,
+            Just(u64::MAX),
+            Just(i64::MAX as u64),
+            any::<u64>()
+        ]
+    }
+
+    /// Well-formed protocol calls with extreme values, to reach past parsing.
+    fn protocol_call() -> impl Strategy<Value = (usize, Value)> {
+        prop_oneof![
+            (big(), big()).prop_map(|(m, v)| (0, json!({"nodeId": "h2:8041", "capability": {"memory": m, "vCores": v}}))),
+            (0u64..4, prop::collection::vec((1u64..4, any::<bool>(), any::<i32>()), 0..3)).prop_map(|(id, cs)| {
+                let containers: Vec<Value> = cs
+                    .into_iter()
+                    .map(|(seq, done, status)| json!({
+                        "containerId": format!("container_1700000000000_0001_01_{seq:06}"),
+                        "state": if done { "COMPLETE" } else { "RUNNING" },
+                        "exitStatus": status}))
+                    .collect();
+                (1, json!({"nodeId": "h1:8041", "responseId": id, "containers": containers}))
+            }),
+            Just((3, json!({}))),
+            (0u64..4, any::<i32>(), big(), big(), any::<u32>(), "\\PC{0,6}", any::<f32>().prop_filter("finite", |f| f.is_finite()))
+                .prop_map(|(id, p, m, v, n, name, progress)| {
+                    (4, json!({"responseId": id, "progress": progress, "asks": [{"priority": p, "resourceName": name, "capability": {"memory": m, "vCores": v}, "numContainers": n}],
+                               "releases": ["container_1700000000000_0001_01_000002"]}))
+                }),
+            (big(), big(), any::<i32>()).prop_map(|(m, v, p)| {
+                (6, json!({"application-id": "application_1700000000000_0009", "queue": "b", "priority": p, "resource": {"memory": m, "vCores": v}}))
+            }),
+            "\\PC{0,10}".prop_map(|q| (8, json!({"queue": q}))),
+            any::<i32>().prop_map(|p| (9, json!({"priority": p}))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn no_protocol_call_causes_a_server_error(requests in prop::collection::vec(protocol_call(), 1..24)) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+            rt.block_on(async {
+                let rm = Rm::new();
+                rm.register("h1:8041", 8192, 8).await;
+                rm.running("alice", "a", "h1:8041", 0).await;
+                for (target, body) in requests {
+                    let (method, uri) = TARGETS[target];
+                    let method: Method = method.parse().unwrap();
+                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
+                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                }
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/scheduler").await.status, StatusCode::OK);
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/nodes").await.status, StatusCode::OK);
+                rm.stop().await;
+            });
+        }
+
+        #[test]
+        fn no_body_causes_a_server_error(
+            requests in prop::collection::vec((0..TARGETS.len(), value()), 1..16)
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+            rt.block_on(async {
+                let rm = Rm::new();
+                // A node and an app to aim at.
+                rm.register("h1:8041", 8192, 8).await;
+                rm.submit("alice", "a").await;
+                for (target, body) in requests {
+                    let (method, uri) = TARGETS[target];
+                    let method: Method = method.parse().unwrap();
+                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
+                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                }
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/metrics").await.status, StatusCode::OK);
+                rm.stop().await;
+            });
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn xml_submission() {
+    let rm = Rm::new();
+    let app = rm.new_app("bob").await;
+    let body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
+<application-submission-context>
+  <application-id>{app}</application-id>
+  <application-name>xml job</application-name>
+  <queue>b</queue>
+  <priority>3</priority>
+  <am-container-spec><commands><command>sleep 5</command></commands></am-container-spec>
+  <unmanaged-AM>false</unmanaged-AM>
+  <resource><memory>2048</memory><vCores>2</vCores></resource>
+  <application-type>MAPREDUCE</application-type>
+  <application-tags><tag>a</tag><tag>b</tag></application-tags>
+</application-submission-context>"
+    );
+    let a = call(
+        &rm.router,
+        Method::POST,
+        "/ws/v1/cluster/apps?user.name=bob",
+        Some("application/xml"),
+        &body,
+        &[],
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let v = get(&rm.router, &format!("/ws/v1/cluster/apps/{app}"))
+        .await
+        .json();
+    let app_json = &v["app"];
+    assert_eq!(
+        (
+            app_json["name"].as_str(),
+            app_json["queue"].as_str(),
+            app_json["priority"].as_i64(),
+            app_json["applicationType"].as_str(),
+            app_json["applicationTags"].as_str()
+        ),
+        (
+            Some("xml job"),
+            Some("root.b"),
+            Some(3),
+            Some("MAPREDUCE"),
+            Some("a,b")
+        )
+    );
+    // The launch context reaches the node as given.
+    rm.register("h1:8041", 8192, 8).await;
+    let hb = rm.heartbeat("h1:8041", 0, json!([])).await.json();
+    assert_eq!(
+        hb["allocatedContainers"][0]["launchContext"],
+        json!({"commands": {"command": "sleep 5"}})
+    );
+    rm.stop().await;
+}

@@ -1,0 +1,36 @@
+//! Weft's ResourceManager service: the shell around the pure `weft-core`.
+//!
+//! One tokio task owns the core (`actor`); axum handlers (`http`) turn
+//! requests into commands and await the reply; the real clock becomes the
+//! core's `Time` in one place (`clock`); GETs read published snapshots
+//! (`view`). Around that: configuration loading (`config`), the wire formats
+//! (`dto`), Prometheus metrics (`metrics`), live reload of the allocation
+//! file (`reload`), the decision log (`event_log`), start and shutdown
+//! (`server`), and the client side used by the `weft` command (`client`,
+//! `cli`, `load`).
+//!
+//! Scheduling decisions are never made here: this crate only moves data
+//! between the network and the core.
+
+pub mod access;
+pub mod actor;
+pub mod cli;
+pub mod client;
+pub mod clock;
+pub mod config;
+pub mod dto;
+mod event_log;
+pub mod http;
+pub mod load;
+pub mod metrics;
+pub mod reload;
+pub mod server;
+#[cfg(test)]
+mod testing;
+pub mod view;
+
+pub use actor::{RmError, RmHandle};
+pub use clock::Clock;
+pub use config::{ConfSource, ConfigError, RmConfig, ServiceSettings};
+pub use http::error::ApiError;
+pub use server::{ServeError, Service, StartError};

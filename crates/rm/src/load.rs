@@ -1,0 +1,745 @@
+//! The load generator behind `weft load`: simulated NodeManagers and
+//! ApplicationMasters speaking the real HTTP protocols to a running RM (as
+//! Hadoop SLS's simulators do), and a report of throughput and latency.
+//!
+//! Nodes are spread over a few worker tasks, each with one kept-alive
+//! connection, heartbeating on a fixed schedule (falling behind lowers the
+//! rate rather than bunching requests). A node "runs" a container for a fixed
+//! time, then reports it complete. An AM starts when a node is given its
+//! container, asks for all its containers at once, polls with allocate calls,
+//! and finishes when they have all completed; another app is submitted in
+//! its place, so the number of live apps stays constant. Counting starts
+//! after a warm-up. Nothing here knows the scheduler's internals.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use http::Method;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use weft_model::{AppId, ContainerId};
+
+use crate::client::{ClientError, RmClient, decode};
+use crate::dto::ResourceDto;
+use crate::dto::am::{AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AskDto};
+use crate::dto::apps::{NewApplicationDto, SubmitApplicationDto};
+use crate::dto::nm::{
+    ContainerStatusDto, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRegisterRequest,
+    NodeRegisterResponse,
+};
+
+/// What to simulate.
+#[derive(Clone, Debug)]
+pub struct LoadConfig {
+    /// The RM, `http://host:port`.
+    pub rm: String,
+    /// Simulated NodeManagers.
+    pub nodes: usize,
+    /// Applications alive at any time.
+    pub apps: usize,
+    /// Containers each application asks for (besides its AM).
+    pub containers_per_app: u32,
+    /// How long a container runs.
+    pub container_runtime: Duration,
+    /// Size of every container (the AM's too).
+    pub container: ResourceDto,
+    /// Capability of every node.
+    pub node: ResourceDto,
+    /// Racks the nodes are spread over.
+    pub racks: usize,
+    /// Heartbeat interval; `None` uses the one the RM gives at registration.
+    pub heartbeat_interval: Option<Duration>,
+    /// How often an AM calls allocate.
+    pub am_interval: Duration,
+    /// Queues the apps are submitted to, round robin.
+    pub queues: Vec<String>,
+    /// Distinct users the apps are submitted as (`load-0`, `load-1`, ...).
+    pub users: usize,
+    /// Connections (and worker tasks) for nodes.
+    pub node_connections: usize,
+    /// Connections (and worker tasks) for AMs and submissions.
+    pub am_connections: usize,
+    /// Time before counting starts.
+    pub warmup: Duration,
+    /// Time counted.
+    pub duration: Duration,
+    /// Host name prefix of the simulated nodes.
+    pub host_prefix: String,
+}
+
+impl Default for LoadConfig {
+    fn default() -> LoadConfig {
+        LoadConfig {
+            rm: "http://127.0.0.1:8088".to_owned(),
+            nodes: 100,
+            apps: 20,
+            containers_per_app: 50,
+            container_runtime: Duration::from_secs(2),
+            container: ResourceDto {
+                memory: 1024,
+                vcores: 1,
+            },
+            node: ResourceDto {
+                memory: 8192,
+                vcores: 8,
+            },
+            racks: 10,
+            heartbeat_interval: None,
+            am_interval: Duration::from_secs(1),
+            queues: vec!["default".to_owned()],
+            users: 64,
+            node_connections: 32,
+            am_connections: 8,
+            warmup: Duration::from_secs(5),
+            duration: Duration::from_secs(20),
+            host_prefix: "sim".to_owned(),
+        }
+    }
+}
+
+/// Why the load run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The RM could not be reached or refused a setup call.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The configuration makes no sense.
+    #[error("invalid load: {0}")]
+    Invalid(&'static str),
+}
+
+/// Latency percentiles, in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Percentiles {
+    /// Samples.
+    pub count: u64,
+    /// Median.
+    pub p50: u32,
+    /// 90th percentile.
+    pub p90: u32,
+    /// 99th percentile.
+    pub p99: u32,
+    /// 99.9th percentile.
+    pub p999: u32,
+    /// Largest.
+    pub max: u32,
+}
+
+impl Percentiles {
+    /// The percentiles of `samples` (µs), which it sorts.
+    pub fn of(samples: &mut [u32]) -> Percentiles {
+        if samples.is_empty() {
+            return Percentiles::default();
+        }
+        samples.sort_unstable();
+        let at = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
+        Percentiles {
+            count: samples.len() as u64,
+            p50: at(0.50),
+            p90: at(0.90),
+            p99: at(0.99),
+            p999: at(0.999),
+            max: samples[samples.len() - 1],
+        }
+    }
+}
+
+impl fmt::Display for Percentiles {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |us: u32| f64::from(us) / 1000.0;
+        write!(
+            f,
+            "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms",
+            ms(self.p50),
+            ms(self.p90),
+            ms(self.p99),
+            ms(self.p999),
+            ms(self.max)
+        )
+    }
+}
+
+/// What a run measured (over the counted window only).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadReport {
+    /// Length of the counted window.
+    pub window: Duration,
+    /// Heartbeats answered.
+    pub heartbeats: u64,
+    /// Heartbeat latency.
+    pub heartbeat_latency: Percentiles,
+    /// Allocate calls answered.
+    pub allocates: u64,
+    /// Allocate latency.
+    pub allocate_latency: Percentiles,
+    /// Containers handed to nodes to launch (AM containers included).
+    pub containers_launched: u64,
+    /// Containers delivered to AMs in allocate answers.
+    pub containers_allocated: u64,
+    /// Containers the nodes reported complete.
+    pub containers_completed: u64,
+    /// Apps submitted.
+    pub apps_submitted: u64,
+    /// Apps whose AM finished.
+    pub apps_finished: u64,
+    /// Failed calls.
+    pub errors: u64,
+}
+
+impl LoadReport {
+    fn per_second(&self, n: u64) -> f64 {
+        n as f64 / self.window.as_secs_f64().max(1e-9)
+    }
+
+    /// Heartbeats per second.
+    pub fn heartbeat_rate(&self) -> f64 {
+        self.per_second(self.heartbeats)
+    }
+
+    /// Containers delivered to AMs per second (end to end).
+    pub fn allocation_rate(&self) -> f64 {
+        self.per_second(self.containers_allocated)
+    }
+}
+
+impl fmt::Display for LoadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "window:               {:.1} s",
+            self.window.as_secs_f64()
+        )?;
+        writeln!(
+            f,
+            "heartbeats:           {} ({:.0}/s)",
+            self.heartbeats,
+            self.heartbeat_rate()
+        )?;
+        writeln!(f, "heartbeat latency:    {}", self.heartbeat_latency)?;
+        writeln!(
+            f,
+            "allocate calls:       {} ({:.0}/s)",
+            self.allocates,
+            self.per_second(self.allocates)
+        )?;
+        writeln!(f, "allocate latency:     {}", self.allocate_latency)?;
+        writeln!(
+            f,
+            "containers to AMs:    {} ({:.0}/s)",
+            self.containers_allocated,
+            self.allocation_rate()
+        )?;
+        writeln!(
+            f,
+            "containers launched:  {} ({:.0}/s)",
+            self.containers_launched,
+            self.per_second(self.containers_launched)
+        )?;
+        writeln!(
+            f,
+            "containers completed: {} ({:.0}/s)",
+            self.containers_completed,
+            self.per_second(self.containers_completed)
+        )?;
+        writeln!(
+            f,
+            "apps:                 {} submitted, {} finished",
+            self.apps_submitted, self.apps_finished
+        )?;
+        write!(f, "errors:               {}", self.errors)
+    }
+}
+
+#[derive(Default)]
+struct Counters {
+    heartbeats: AtomicU64,
+    allocates: AtomicU64,
+    launched: AtomicU64,
+    allocated: AtomicU64,
+    completed: AtomicU64,
+    submitted: AtomicU64,
+    finished: AtomicU64,
+    errors: AtomicU64,
+}
+
+struct Shared {
+    config: LoadConfig,
+    counters: Counters,
+    /// Counting happens between these instants.
+    window: (Instant, Instant),
+    stop: watch::Receiver<bool>,
+    am_workers: Vec<mpsc::UnboundedSender<AppId>>,
+}
+
+impl Shared {
+    fn counting(&self, at: Instant) -> bool {
+        at >= self.window.0 && at < self.window.1
+    }
+
+    fn count(&self, at: Instant, counter: &AtomicU64, n: u64) {
+        if self.counting(at) {
+            counter.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    fn am_worker_for(&self, app: AppId) -> &mpsc::UnboundedSender<AppId> {
+        &self.am_workers[app.seq as usize % self.am_workers.len()]
+    }
+}
+
+/// Runs the load and reports what it measured.
+pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
+    if config.nodes == 0 || config.node_connections == 0 || config.am_connections == 0 {
+        return Err(LoadError::Invalid(
+            "nodes and connection counts must be positive",
+        ));
+    }
+    if config.queues.is_empty() || config.users == 0 {
+        return Err(LoadError::Invalid(
+            "at least one queue and one user are needed",
+        ));
+    }
+    // Fail early and clearly when the RM is not there.
+    let mut probe = RmClient::new(&config.rm, None)?;
+    let _: serde_json::Value = probe.get("/ws/v1/cluster/info").await?;
+
+    let (stop_tx, stop) = watch::channel(false);
+    let mut am_senders = Vec::new();
+    let mut am_receivers = Vec::new();
+    for _ in 0..config.am_connections {
+        let (tx, rx) = mpsc::unbounded_channel();
+        am_senders.push(tx);
+        am_receivers.push(rx);
+    }
+    // Registration of many nodes takes a while; the window is placed after it.
+    let registration_allowance = Duration::from_millis(200 + config.nodes as u64 / 10);
+    let start = Instant::now() + registration_allowance;
+    let window = (
+        start + config.warmup,
+        start + config.warmup + config.duration,
+    );
+    let shared = Arc::new(Shared {
+        config: config.clone(),
+        counters: Counters::default(),
+        window,
+        stop,
+        am_workers: am_senders,
+    });
+
+    let mut node_tasks = Vec::new();
+    let per_worker = config.nodes.div_ceil(config.node_connections);
+    for w in 0..config.node_connections {
+        let first = w * per_worker;
+        let last = ((w + 1) * per_worker).min(config.nodes);
+        if first >= last {
+            break;
+        }
+        let shared = shared.clone();
+        node_tasks.push(tokio::spawn(node_worker(shared, first..last, start)));
+    }
+    let mut am_tasks = Vec::new();
+    for (w, rx) in am_receivers.into_iter().enumerate() {
+        let shared = shared.clone();
+        am_tasks.push(tokio::spawn(am_worker(shared, w, rx)));
+    }
+    // The first apps, spread over the AM workers' connections.
+    tokio::time::sleep_until(start).await;
+    let mut submitter = RmClient::new(&config.rm, None)?;
+    for i in 0..config.apps {
+        if let Err(e) = submit_app(&shared, &mut submitter, i).await {
+            tracing::warn!(error = %e, "submission failed");
+            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    tokio::time::sleep_until(window.1).await;
+    let _ = stop_tx.send(true);
+    let mut hb_lat = Vec::new();
+    for t in node_tasks {
+        if let Ok(mut l) = t.await {
+            hb_lat.append(&mut l);
+        }
+    }
+    let mut alloc_lat = Vec::new();
+    for t in am_tasks {
+        if let Ok(mut l) = t.await {
+            alloc_lat.append(&mut l);
+        }
+    }
+    let c = &shared.counters;
+    let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    Ok(LoadReport {
+        window: config.duration,
+        heartbeats: get(&c.heartbeats),
+        heartbeat_latency: Percentiles::of(&mut hb_lat),
+        allocates: get(&c.allocates),
+        allocate_latency: Percentiles::of(&mut alloc_lat),
+        containers_launched: get(&c.launched),
+        containers_allocated: get(&c.allocated),
+        containers_completed: get(&c.completed),
+        apps_submitted: get(&c.submitted),
+        apps_finished: get(&c.finished),
+        errors: get(&c.errors),
+    })
+}
+
+struct SimNode {
+    id: String,
+    rack: String,
+    response_id: u64,
+    /// Running containers and when they end; `None` for AM containers, which
+    /// run until the RM says stop.
+    running: Vec<(ContainerId, Option<Instant>)>,
+}
+
+async fn register_node(
+    client: &mut RmClient,
+    config: &LoadConfig,
+    node: &mut SimNode,
+) -> Result<u64, ClientError> {
+    let body = NodeRegisterRequest {
+        node_id: node.id.clone(),
+        rack: Some(node.rack.clone()),
+        http_address: Some(format!("{}:8042", node.id.split(':').next().unwrap_or(""))),
+        capability: config.node,
+        containers: Vec::new(),
+    };
+    let res: NodeRegisterResponse = client
+        .call(Method::POST, "/ws/v1/nm/register", Some(&body))
+        .await?;
+    node.response_id = res.response_id;
+    node.running.clear();
+    Ok(res.heartbeat_interval_ms)
+}
+
+async fn node_worker(
+    shared: Arc<Shared>,
+    range: std::ops::Range<usize>,
+    start: Instant,
+) -> Vec<u32> {
+    let config = &shared.config;
+    let mut latencies = Vec::new();
+    let Ok(mut client) = RmClient::new(&config.rm, None) else {
+        return latencies;
+    };
+    let mut nodes: Vec<SimNode> = range
+        .map(|i| SimNode {
+            id: format!("{}{i:05}.example:8041", config.host_prefix),
+            rack: format!("/rack{}", i % config.racks.max(1)),
+            response_id: 0,
+            running: Vec::new(),
+        })
+        .collect();
+    let mut interval = config.heartbeat_interval;
+    for node in &mut nodes {
+        match register_node(&mut client, config, node).await {
+            Ok(ms) => {
+                interval.get_or_insert(Duration::from_millis(ms.max(1)));
+            }
+            Err(e) => {
+                tracing::warn!(node = %node.id, error = %e, "registration failed");
+                shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    let interval = interval.unwrap_or(Duration::from_secs(1));
+    let step = interval / nodes.len().max(1) as u32;
+    // Workers start at different offsets so their heartbeats interleave.
+    let offset = step / 2;
+    let mut stop = shared.stop.clone();
+    let mut cycle: u32 = 0;
+    loop {
+        for (j, node) in nodes.iter_mut().enumerate() {
+            if shared.stopped() {
+                return latencies;
+            }
+            let due = start + offset + interval * cycle + step * j as u32;
+            if due > Instant::now() {
+                tokio::select! {
+                    () = tokio::time::sleep_until(due) => {}
+                    _ = stop.changed() => return latencies,
+                }
+            }
+            heartbeat(&shared, &mut client, node, &mut latencies).await;
+        }
+        cycle += 1;
+    }
+}
+
+async fn heartbeat(
+    shared: &Shared,
+    client: &mut RmClient,
+    node: &mut SimNode,
+    latencies: &mut Vec<u32>,
+) {
+    let config = &shared.config;
+    let now = Instant::now();
+    let mut statuses = Vec::new();
+    node.running.retain(|(id, end)| match end {
+        Some(end) if *end <= now => {
+            statuses.push(ContainerStatusDto {
+                container_id: id.to_string(),
+                state: "COMPLETE".to_owned(),
+                exit_status: Some(0),
+                diagnostics: None,
+            });
+            false
+        }
+        _ => true,
+    });
+    let n_completed = statuses.len() as u64;
+    let body = NodeHeartbeatRequest {
+        node_id: node.id.clone(),
+        response_id: node.response_id,
+        containers: statuses,
+    };
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    let sent = Instant::now();
+    let answer = client
+        .request(Method::POST, "/ws/v1/nm/heartbeat", Some(bytes))
+        .await;
+    let done = Instant::now();
+    let res: Result<NodeHeartbeatResponse, ClientError> = answer.and_then(|a| decode(&a));
+    match res {
+        Ok(res) => {
+            if shared.counting(sent) {
+                latencies.push((done - sent).as_micros().min(u128::from(u32::MAX)) as u32);
+            }
+            shared.count(sent, &shared.counters.heartbeats, 1);
+            shared.count(sent, &shared.counters.completed, n_completed);
+            node.response_id = res.response_id;
+            for stop in &res.containers_to_stop {
+                node.running.retain(|(id, _)| *id != stop.container_id);
+            }
+            shared.count(
+                sent,
+                &shared.counters.launched,
+                res.allocated_containers.len() as u64,
+            );
+            for c in res.allocated_containers {
+                if c.is_am {
+                    let _ = shared
+                        .am_worker_for(c.application_id)
+                        .send(c.application_id);
+                    node.running.push((c.container_id, None));
+                } else {
+                    node.running
+                        .push((c.container_id, Some(done + config.container_runtime)));
+                }
+            }
+        }
+        Err(e) => {
+            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(node = %node.id, error = %e, "heartbeat failed; registering again");
+            if let Err(e) = register_node(client, config, node).await {
+                tracing::warn!(node = %node.id, error = %e, "registration failed");
+            }
+        }
+    }
+}
+
+async fn submit_app(shared: &Shared, client: &mut RmClient, i: usize) -> Result<(), ClientError> {
+    let config = &shared.config;
+    let user = format!("load-{}", i % config.users);
+    let new: NewApplicationDto = client
+        .call(
+            Method::POST,
+            &format!("/ws/v1/cluster/apps/new-application?user.name={user}"),
+            None::<&()>,
+        )
+        .await?;
+    let body = SubmitApplicationDto {
+        application_id: Some(new.application_id),
+        application_name: Some(format!("load-{i}")),
+        queue: Some(config.queues[i % config.queues.len()].clone()),
+        application_type: Some("LOAD".to_owned()),
+        resource: Some(config.container),
+        am_container_spec: Some(serde_json::json!({"commands": {"command": "weft-load-am"}})),
+        ..SubmitApplicationDto::default()
+    };
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    let answer = client
+        .request(
+            Method::POST,
+            &format!("/ws/v1/cluster/apps?user.name={user}"),
+            Some(bytes),
+        )
+        .await?;
+    if answer.status != http::StatusCode::ACCEPTED {
+        return Err(crate::client::remote_error(&answer));
+    }
+    shared.count(Instant::now(), &shared.counters.submitted, 1);
+    Ok(())
+}
+
+struct SimAm {
+    app: AppId,
+    response_id: u64,
+    asked: bool,
+    completed: u32,
+    next: Instant,
+}
+
+async fn am_worker(
+    shared: Arc<Shared>,
+    worker: usize,
+    mut launches: mpsc::UnboundedReceiver<AppId>,
+) -> Vec<u32> {
+    let config = &shared.config;
+    let mut latencies = Vec::new();
+    let Ok(mut client) = RmClient::new(&config.rm, None) else {
+        return latencies;
+    };
+    let mut ams: Vec<SimAm> = Vec::new();
+    let mut next_app = config.apps + worker;
+    let mut stop = shared.stop.clone();
+    loop {
+        if shared.stopped() {
+            return latencies;
+        }
+        let next_due = ams.iter().map(|a| a.next).min();
+        tokio::select! {
+            launch = launches.recv() => {
+                let Some(app) = launch else { return latencies };
+                let path = format!("/ws/v1/am/{app}/register");
+                match client.request(Method::POST, &path, None).await {
+                    Ok(a) if a.status.is_success() => ams.push(SimAm {
+                        app,
+                        response_id: 0,
+                        asked: false,
+                        completed: 0,
+                        next: Instant::now(),
+                    }),
+                    Ok(a) => {
+                        tracing::debug!(error = %crate::client::remote_error(&a), "AM registration refused");
+                        shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(_) => {
+                        shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                continue;
+            }
+            () = sleep_until_opt(next_due) => {}
+            _ = stop.changed() => return latencies,
+        }
+        let now = Instant::now();
+        let mut finished = Vec::new();
+        for (idx, am) in ams.iter_mut().enumerate() {
+            if am.next > now {
+                continue;
+            }
+            am.next = now + config.am_interval;
+            let asks = if am.asked {
+                Vec::new()
+            } else {
+                am.asked = true;
+                vec![AskDto {
+                    priority: 1,
+                    resource_name: "*".to_owned(),
+                    capability: config.container,
+                    num_containers: config.containers_per_app,
+                    relax_locality: true,
+                }]
+            };
+            let body = AllocateRequestDto {
+                response_id: am.response_id,
+                asks,
+                releases: Vec::new(),
+                blacklist_additions: Vec::new(),
+                blacklist_removals: Vec::new(),
+                progress: am.completed as f32 / config.containers_per_app.max(1) as f32,
+            };
+            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            let sent = Instant::now();
+            let answer = client
+                .request(
+                    Method::POST,
+                    &format!("/ws/v1/am/{}/allocate", am.app),
+                    Some(bytes),
+                )
+                .await;
+            let done = Instant::now();
+            match answer.and_then(|a| decode::<AllocateResponseDto>(&a)) {
+                Ok(res) => {
+                    if shared.counting(sent) {
+                        latencies.push((done - sent).as_micros().min(u128::from(u32::MAX)) as u32);
+                    }
+                    shared.count(sent, &shared.counters.allocates, 1);
+                    shared.count(sent, &shared.counters.allocated, res.allocated.len() as u64);
+                    am.response_id = res.response_id;
+                    am.completed += res.completed.len() as u32;
+                    if am.completed >= config.containers_per_app {
+                        finished.push(idx);
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!(app = %am.app, error = %e, "allocate failed; dropping the AM");
+                    shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                    finished.push(idx);
+                }
+            }
+        }
+        for idx in finished.into_iter().rev() {
+            let am = ams.swap_remove(idx);
+            let body = AmFinishRequest {
+                final_status: "SUCCEEDED".to_owned(),
+                diagnostics: String::new(),
+                tracking_url: None,
+            };
+            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            match client
+                .request(
+                    Method::POST,
+                    &format!("/ws/v1/am/{}/finish", am.app),
+                    Some(bytes),
+                )
+                .await
+            {
+                Ok(a) if a.status.is_success() => {
+                    shared.count(Instant::now(), &shared.counters.finished, 1)
+                }
+                _ => {
+                    shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            if shared.stopped() {
+                continue;
+            }
+            if let Err(e) = submit_app(&shared, &mut client, next_app).await {
+                tracing::debug!(error = %e, "submission failed");
+                shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+            }
+            next_app += shared.am_workers.len();
+        }
+    }
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_pick_ranked_samples() {
+        let mut v: Vec<u32> = (1..=1000).rev().collect();
+        let p = Percentiles::of(&mut v);
+        assert_eq!(
+            (p.count, p.p50, p.p90, p.p99, p.max),
+            (1000, 501, 900, 990, 1000)
+        );
+        assert_eq!(Percentiles::of(&mut []), Percentiles::default());
+    }
+}

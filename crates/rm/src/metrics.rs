@@ -1,0 +1,681 @@
+//! Prometheus metrics: the registry (a `metrics-exporter-prometheus`
+//! recorder owned by the service, not installed globally, so several RMs can
+//! share a process in tests), every metric's name, unit and help text, and
+//! the text rendering behind `GET /metrics`.
+//!
+//! Names follow Prometheus conventions: a `weft_` prefix, base units (bytes,
+//! seconds; memory is MB × 2^20), `_total` on counters. The actor feeds the
+//! scheduler's metrics (`SchedulerMetrics`); handlers time heartbeats and
+//! allocate calls; the reloader counts reloads.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use metrics::{
+    Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString, Unit,
+};
+use metrics_exporter_prometheus::{
+    Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
+};
+use metrics_util::MetricKindMask;
+use weft_core::{AppState, Locality};
+use weft_model::{QueuePath, Resource};
+
+use crate::view::View;
+
+/// Gauges not set for this long disappear (the queues of removed dynamic
+/// queues); the actor sets every live gauge far more often.
+const GAUGE_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Latency buckets in seconds, from 50 µs to 2.5 s.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
+    2.5,
+];
+
+const MB: f64 = 1_048_576.0;
+
+/// Every metric the service exports.
+pub mod names {
+    /// Counter: apps added to a queue (label `queue`; parents count their subtree's).
+    pub const QUEUE_APPS_SUBMITTED: &str = "weft_queue_apps_submitted_total";
+    /// Counter: apps that finished.
+    pub const QUEUE_APPS_COMPLETED: &str = "weft_queue_apps_completed_total";
+    /// Counter: apps killed.
+    pub const QUEUE_APPS_KILLED: &str = "weft_queue_apps_killed_total";
+    /// Counter: apps failed.
+    pub const QUEUE_APPS_FAILED: &str = "weft_queue_apps_failed_total";
+    /// Gauge: apps holding containers.
+    pub const QUEUE_APPS_RUNNING: &str = "weft_queue_apps_running";
+    /// Gauge: apps without containers yet (including those waiting on a limit).
+    pub const QUEUE_APPS_PENDING: &str = "weft_queue_apps_pending";
+    /// Gauge: allocated memory.
+    pub const QUEUE_ALLOCATED_MEMORY: &str = "weft_queue_allocated_memory_bytes";
+    /// Gauge: allocated vcores.
+    pub const QUEUE_ALLOCATED_VCORES: &str = "weft_queue_allocated_vcores";
+    /// Gauge: live containers.
+    pub const QUEUE_ALLOCATED_CONTAINERS: &str = "weft_queue_allocated_containers";
+    /// Gauge: memory asked for and not allocated.
+    pub const QUEUE_PENDING_MEMORY: &str = "weft_queue_pending_memory_bytes";
+    /// Gauge: vcores asked for and not allocated.
+    pub const QUEUE_PENDING_VCORES: &str = "weft_queue_pending_vcores";
+    /// Gauge: containers asked for and not allocated.
+    pub const QUEUE_PENDING_CONTAINERS: &str = "weft_queue_pending_containers";
+    /// Gauge: memory held by reservations.
+    pub const QUEUE_RESERVED_MEMORY: &str = "weft_queue_reserved_memory_bytes";
+    /// Gauge: vcores held by reservations.
+    pub const QUEUE_RESERVED_VCORES: &str = "weft_queue_reserved_vcores";
+    /// Gauge: reservations.
+    pub const QUEUE_RESERVED_CONTAINERS: &str = "weft_queue_reserved_containers";
+    /// Gauge: instantaneous fair share of memory.
+    pub const QUEUE_FAIR_SHARE_MEMORY: &str = "weft_queue_fair_share_memory_bytes";
+    /// Gauge: instantaneous fair share of vcores.
+    pub const QUEUE_FAIR_SHARE_VCORES: &str = "weft_queue_fair_share_vcores";
+    /// Gauge: steady fair share of memory.
+    pub const QUEUE_STEADY_FAIR_SHARE_MEMORY: &str = "weft_queue_steady_fair_share_memory_bytes";
+    /// Gauge: steady fair share of vcores.
+    pub const QUEUE_STEADY_FAIR_SHARE_VCORES: &str = "weft_queue_steady_fair_share_vcores";
+    /// Gauge: min share of memory.
+    pub const QUEUE_MIN_SHARE_MEMORY: &str = "weft_queue_min_share_memory_bytes";
+    /// Gauge: min share of vcores.
+    pub const QUEUE_MIN_SHARE_VCORES: &str = "weft_queue_min_share_vcores";
+    /// Gauge: effective max share of memory (capped at the cluster).
+    pub const QUEUE_MAX_SHARE_MEMORY: &str = "weft_queue_max_share_memory_bytes";
+    /// Gauge: effective max share of vcores (capped at the cluster).
+    pub const QUEUE_MAX_SHARE_VCORES: &str = "weft_queue_max_share_vcores";
+    /// Gauge: memory used by application masters.
+    pub const QUEUE_AM_MEMORY: &str = "weft_queue_am_used_memory_bytes";
+    /// Gauge: vcores used by application masters.
+    pub const QUEUE_AM_VCORES: &str = "weft_queue_am_used_vcores";
+    /// Counter: containers taken back by preemption.
+    pub const QUEUE_CONTAINERS_PREEMPTED: &str = "weft_queue_containers_preempted_total";
+    /// Gauge: nodes by state (label `state`).
+    pub const CLUSTER_NODES: &str = "weft_cluster_nodes";
+    /// Gauge: memory of running nodes.
+    pub const CLUSTER_CAPACITY_MEMORY: &str = "weft_cluster_capacity_memory_bytes";
+    /// Gauge: vcores of running nodes.
+    pub const CLUSTER_CAPACITY_VCORES: &str = "weft_cluster_capacity_vcores";
+    /// Gauge: unallocated memory.
+    pub const CLUSTER_AVAILABLE_MEMORY: &str = "weft_cluster_available_memory_bytes";
+    /// Gauge: unallocated vcores.
+    pub const CLUSTER_AVAILABLE_VCORES: &str = "weft_cluster_available_vcores";
+    /// Gauge: live containers.
+    pub const CLUSTER_CONTAINERS: &str = "weft_cluster_containers";
+    /// Histogram: node heartbeat handling time, request to answer.
+    pub const HEARTBEAT_DURATION: &str = "weft_scheduler_node_heartbeat_duration_seconds";
+    /// Histogram: AM allocate call handling time, request to answer.
+    pub const ALLOCATE_DURATION: &str = "weft_scheduler_allocate_duration_seconds";
+    /// Histogram: the update pass (demand and fair shares).
+    pub const UPDATE_DURATION: &str = "weft_scheduler_update_duration_seconds";
+    /// Counter: containers allocated (label `locality`).
+    pub const ALLOCATIONS: &str = "weft_scheduler_allocations_total";
+    /// Counter: containers named in preemption warnings.
+    pub const PREEMPTION_WARNINGS: &str = "weft_scheduler_preemption_warnings_total";
+    /// Counter: containers killed by preemption.
+    pub const PREEMPTION_KILLS: &str = "weft_scheduler_preemption_kills_total";
+    /// Counter: submissions refused (placement, ACL, size).
+    pub const APPS_REJECTED: &str = "weft_scheduler_apps_rejected_total";
+    /// Counter: allocation-file loads (label `outcome`: `success` or `failure`).
+    pub const RELOADS: &str = "weft_alloc_file_reloads_total";
+    /// Gauge: when the configuration in force was loaded (seconds since the epoch).
+    pub const RELOAD_LAST_SUCCESS: &str = "weft_alloc_file_last_success_timestamp_seconds";
+}
+
+/// The service's metric registry.
+pub struct Metrics {
+    recorder: PrometheusRecorder,
+    handle: PrometheusHandle,
+    /// Heartbeat latency, recorded by the heartbeat route.
+    pub(crate) heartbeat_duration: Histogram,
+    /// Allocate latency, recorded by the allocate route.
+    pub(crate) allocate_duration: Histogram,
+    pub(crate) reload_success: Counter,
+    pub(crate) reload_failure: Counter,
+    pub(crate) reload_last_success: Gauge,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+const QUEUE_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
+    (
+        names::QUEUE_APPS_SUBMITTED,
+        Some(Unit::Count),
+        "Applications submitted to the queue (or its subtree).",
+    ),
+    (
+        names::QUEUE_APPS_COMPLETED,
+        Some(Unit::Count),
+        "Applications that finished in the queue.",
+    ),
+    (
+        names::QUEUE_APPS_KILLED,
+        Some(Unit::Count),
+        "Applications killed in the queue.",
+    ),
+    (
+        names::QUEUE_APPS_FAILED,
+        Some(Unit::Count),
+        "Applications that failed in the queue.",
+    ),
+    (
+        names::QUEUE_APPS_RUNNING,
+        Some(Unit::Count),
+        "Applications holding at least one container.",
+    ),
+    (
+        names::QUEUE_APPS_PENDING,
+        Some(Unit::Count),
+        "Applications with no container yet, including those waiting on a running-app limit.",
+    ),
+    (
+        names::QUEUE_ALLOCATED_MEMORY,
+        Some(Unit::Bytes),
+        "Memory allocated to the queue's containers.",
+    ),
+    (
+        names::QUEUE_ALLOCATED_VCORES,
+        Some(Unit::Count),
+        "Virtual cores allocated to the queue's containers.",
+    ),
+    (
+        names::QUEUE_ALLOCATED_CONTAINERS,
+        Some(Unit::Count),
+        "Live containers of the queue.",
+    ),
+    (
+        names::QUEUE_PENDING_MEMORY,
+        Some(Unit::Bytes),
+        "Memory asked for and not yet allocated.",
+    ),
+    (
+        names::QUEUE_PENDING_VCORES,
+        Some(Unit::Count),
+        "Virtual cores asked for and not yet allocated.",
+    ),
+    (
+        names::QUEUE_PENDING_CONTAINERS,
+        Some(Unit::Count),
+        "Containers asked for and not yet allocated.",
+    ),
+    (
+        names::QUEUE_RESERVED_MEMORY,
+        Some(Unit::Bytes),
+        "Memory held by node reservations for the queue's applications.",
+    ),
+    (
+        names::QUEUE_RESERVED_VCORES,
+        Some(Unit::Count),
+        "Virtual cores held by node reservations for the queue's applications.",
+    ),
+    (
+        names::QUEUE_RESERVED_CONTAINERS,
+        Some(Unit::Count),
+        "Node reservations held for the queue's applications.",
+    ),
+    (
+        names::QUEUE_FAIR_SHARE_MEMORY,
+        Some(Unit::Bytes),
+        "Instantaneous fair share of memory.",
+    ),
+    (
+        names::QUEUE_FAIR_SHARE_VCORES,
+        Some(Unit::Count),
+        "Instantaneous fair share of virtual cores.",
+    ),
+    (
+        names::QUEUE_STEADY_FAIR_SHARE_MEMORY,
+        Some(Unit::Bytes),
+        "Steady fair share of memory.",
+    ),
+    (
+        names::QUEUE_STEADY_FAIR_SHARE_VCORES,
+        Some(Unit::Count),
+        "Steady fair share of virtual cores.",
+    ),
+    (
+        names::QUEUE_MIN_SHARE_MEMORY,
+        Some(Unit::Bytes),
+        "Configured min share of memory.",
+    ),
+    (
+        names::QUEUE_MIN_SHARE_VCORES,
+        Some(Unit::Count),
+        "Configured min share of virtual cores.",
+    ),
+    (
+        names::QUEUE_MAX_SHARE_MEMORY,
+        Some(Unit::Bytes),
+        "Effective max share of memory, capped at the cluster's capacity.",
+    ),
+    (
+        names::QUEUE_MAX_SHARE_VCORES,
+        Some(Unit::Count),
+        "Effective max share of virtual cores, capped at the cluster's capacity.",
+    ),
+    (
+        names::QUEUE_AM_MEMORY,
+        Some(Unit::Bytes),
+        "Memory used by the queue's application masters.",
+    ),
+    (
+        names::QUEUE_AM_VCORES,
+        Some(Unit::Count),
+        "Virtual cores used by the queue's application masters.",
+    ),
+    (
+        names::QUEUE_CONTAINERS_PREEMPTED,
+        Some(Unit::Count),
+        "Containers of the queue taken back by preemption.",
+    ),
+];
+
+const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
+    (names::CLUSTER_NODES, Some(Unit::Count), "Nodes by state."),
+    (
+        names::CLUSTER_CAPACITY_MEMORY,
+        Some(Unit::Bytes),
+        "Memory of the running nodes.",
+    ),
+    (
+        names::CLUSTER_CAPACITY_VCORES,
+        Some(Unit::Count),
+        "Virtual cores of the running nodes.",
+    ),
+    (
+        names::CLUSTER_AVAILABLE_MEMORY,
+        Some(Unit::Bytes),
+        "Memory not allocated to any container.",
+    ),
+    (
+        names::CLUSTER_AVAILABLE_VCORES,
+        Some(Unit::Count),
+        "Virtual cores not allocated to any container.",
+    ),
+    (
+        names::CLUSTER_CONTAINERS,
+        Some(Unit::Count),
+        "Live containers.",
+    ),
+    (
+        names::HEARTBEAT_DURATION,
+        Some(Unit::Seconds),
+        "Time to handle a node heartbeat, from request to answer.",
+    ),
+    (
+        names::ALLOCATE_DURATION,
+        Some(Unit::Seconds),
+        "Time to handle an application master's allocate call, from request to answer.",
+    ),
+    (
+        names::UPDATE_DURATION,
+        Some(Unit::Seconds),
+        "Time of the scheduler's update pass (demand and fair shares).",
+    ),
+    (
+        names::ALLOCATIONS,
+        Some(Unit::Count),
+        "Containers allocated, by locality.",
+    ),
+    (
+        names::PREEMPTION_WARNINGS,
+        Some(Unit::Count),
+        "Containers named in preemption warnings to application masters.",
+    ),
+    (
+        names::PREEMPTION_KILLS,
+        Some(Unit::Count),
+        "Containers killed by preemption.",
+    ),
+    (
+        names::APPS_REJECTED,
+        Some(Unit::Count),
+        "Submissions refused by placement, an ACL or a size limit.",
+    ),
+    (
+        names::RELOADS,
+        Some(Unit::Count),
+        "Allocation file loads, by outcome.",
+    ),
+    (
+        names::RELOAD_LAST_SUCCESS,
+        Some(Unit::Seconds),
+        "When the allocation file in force was loaded.",
+    ),
+];
+
+static METADATA: Metadata<'static> =
+    Metadata::new("weft_rm", Level::INFO, Some("weft_rm::metrics"));
+
+impl Metrics {
+    /// A fresh registry with every metric described.
+    pub fn new() -> Metrics {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), LATENCY_BUCKETS)
+            .expect("the latency buckets are a valid, non-empty list")
+            .idle_timeout(MetricKindMask::GAUGE, Some(GAUGE_IDLE_TIMEOUT))
+            .build_recorder();
+        for (name, unit, help) in QUEUE_DESCRIPTIONS.iter().chain(OTHER_DESCRIPTIONS) {
+            let key = KeyName::from_const_str(name);
+            let help = SharedString::const_str(help);
+            if name.ends_with("_total") {
+                recorder.describe_counter(key, *unit, help);
+            } else if name.ends_with("_seconds") && *name != names::RELOAD_LAST_SUCCESS {
+                recorder.describe_histogram(key, *unit, help);
+            } else {
+                recorder.describe_gauge(key, *unit, help);
+            }
+        }
+        let handle = recorder.handle();
+        let heartbeat_duration = recorder
+            .register_histogram(&Key::from_static_name(names::HEARTBEAT_DURATION), &METADATA);
+        let allocate_duration = recorder
+            .register_histogram(&Key::from_static_name(names::ALLOCATE_DURATION), &METADATA);
+        let outcome =
+            |o: &'static str| Key::from_parts(names::RELOADS, vec![Label::new("outcome", o)]);
+        let reload_success = recorder.register_counter(&outcome("success"), &METADATA);
+        let reload_failure = recorder.register_counter(&outcome("failure"), &METADATA);
+        let reload_last_success = recorder.register_gauge(
+            &Key::from_static_name(names::RELOAD_LAST_SUCCESS),
+            &METADATA,
+        );
+        Metrics {
+            recorder,
+            handle,
+            heartbeat_duration,
+            allocate_duration,
+            reload_success,
+            reload_failure,
+            reload_last_success,
+        }
+    }
+
+    /// The text exposition format (version 0.0.4) of every metric.
+    pub fn render(&self) -> String {
+        self.handle.render()
+    }
+
+    /// Drains recorded histogram samples into their buckets; run every few seconds.
+    pub fn run_upkeep(&self) {
+        self.handle.run_upkeep();
+    }
+
+    fn counter(&self, name: &'static str, labels: Vec<Label>) -> Counter {
+        self.recorder
+            .register_counter(&Key::from_parts(name, labels), &METADATA)
+    }
+
+    fn gauge(&self, name: &'static str, labels: Vec<Label>) -> Gauge {
+        self.recorder
+            .register_gauge(&Key::from_parts(name, labels), &METADATA)
+    }
+
+    fn histogram(&self, name: &'static str) -> Histogram {
+        self.recorder
+            .register_histogram(&Key::from_static_name(name), &METADATA)
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}
+
+/// The scheduler's metrics, owned by the actor: per-queue handles created as
+/// queues appear, cluster gauges, and counters fed by the core's events.
+pub(crate) struct SchedulerMetrics {
+    metrics: Arc<Metrics>,
+    queues: BTreeMap<QueuePath, QueueMetrics>,
+    allocations: [Counter; 3],
+    preemption_warnings: Counter,
+    preemption_kills: Counter,
+    apps_rejected: Counter,
+    update_duration: Histogram,
+    nodes: [Gauge; 4],
+    capacity: [Gauge; 2],
+    available: [Gauge; 2],
+    containers: Gauge,
+}
+
+struct QueueMetrics {
+    submitted: Counter,
+    completed: Counter,
+    killed: Counter,
+    failed: Counter,
+    preempted: Counter,
+    gauges: [Gauge; QUEUE_GAUGES.len()],
+}
+
+const QUEUE_GAUGES: [&str; 21] = [
+    names::QUEUE_APPS_RUNNING,
+    names::QUEUE_APPS_PENDING,
+    names::QUEUE_ALLOCATED_MEMORY,
+    names::QUEUE_ALLOCATED_VCORES,
+    names::QUEUE_ALLOCATED_CONTAINERS,
+    names::QUEUE_PENDING_MEMORY,
+    names::QUEUE_PENDING_VCORES,
+    names::QUEUE_PENDING_CONTAINERS,
+    names::QUEUE_RESERVED_MEMORY,
+    names::QUEUE_RESERVED_VCORES,
+    names::QUEUE_RESERVED_CONTAINERS,
+    names::QUEUE_FAIR_SHARE_MEMORY,
+    names::QUEUE_FAIR_SHARE_VCORES,
+    names::QUEUE_STEADY_FAIR_SHARE_MEMORY,
+    names::QUEUE_STEADY_FAIR_SHARE_VCORES,
+    names::QUEUE_MIN_SHARE_MEMORY,
+    names::QUEUE_MIN_SHARE_VCORES,
+    names::QUEUE_MAX_SHARE_MEMORY,
+    names::QUEUE_MAX_SHARE_VCORES,
+    names::QUEUE_AM_MEMORY,
+    names::QUEUE_AM_VCORES,
+];
+
+fn memory_and_vcores(res: Resource) -> [f64; 2] {
+    [res.memory_mb() as f64 * MB, res.vcores() as f64]
+}
+
+impl QueueMetrics {
+    fn new(m: &Metrics, queue: &QueuePath) -> QueueMetrics {
+        let label = || vec![Label::new("queue", queue.to_string())];
+        QueueMetrics {
+            submitted: m.counter(names::QUEUE_APPS_SUBMITTED, label()),
+            completed: m.counter(names::QUEUE_APPS_COMPLETED, label()),
+            killed: m.counter(names::QUEUE_APPS_KILLED, label()),
+            failed: m.counter(names::QUEUE_APPS_FAILED, label()),
+            preempted: m.counter(names::QUEUE_CONTAINERS_PREEMPTED, label()),
+            gauges: QUEUE_GAUGES.map(|name| m.gauge(name, label())),
+        }
+    }
+}
+
+impl SchedulerMetrics {
+    pub(crate) fn new(metrics: Arc<Metrics>) -> SchedulerMetrics {
+        let m = &metrics;
+        let locality = |l: &str| {
+            m.counter(
+                names::ALLOCATIONS,
+                vec![Label::new("locality", l.to_owned())],
+            )
+        };
+        let state = |s: &str| {
+            m.gauge(
+                names::CLUSTER_NODES,
+                vec![Label::new("state", s.to_owned())],
+            )
+        };
+        SchedulerMetrics {
+            allocations: [
+                locality("node_local"),
+                locality("rack_local"),
+                locality("off_switch"),
+            ],
+            preemption_warnings: m.counter(names::PREEMPTION_WARNINGS, vec![]),
+            preemption_kills: m.counter(names::PREEMPTION_KILLS, vec![]),
+            apps_rejected: m.counter(names::APPS_REJECTED, vec![]),
+            update_duration: m.histogram(names::UPDATE_DURATION),
+            nodes: [
+                state("running"),
+                state("lost"),
+                state("shutdown"),
+                state("decommissioned"),
+            ],
+            capacity: [
+                m.gauge(names::CLUSTER_CAPACITY_MEMORY, vec![]),
+                m.gauge(names::CLUSTER_CAPACITY_VCORES, vec![]),
+            ],
+            available: [
+                m.gauge(names::CLUSTER_AVAILABLE_MEMORY, vec![]),
+                m.gauge(names::CLUSTER_AVAILABLE_VCORES, vec![]),
+            ],
+            containers: m.gauge(names::CLUSTER_CONTAINERS, vec![]),
+            queues: BTreeMap::new(),
+            metrics,
+        }
+    }
+
+    /// Runs `f` on the queue's metrics and each ancestor's (Hadoop propagates
+    /// queue metrics to parents).
+    fn for_queue_and_ancestors(&mut self, queue: &QueuePath, mut f: impl FnMut(&QueueMetrics)) {
+        for path in queue.self_and_ancestors() {
+            let m = &self.metrics;
+            let qm = self
+                .queues
+                .entry(path)
+                .or_insert_with_key(|p| QueueMetrics::new(m, p));
+            f(qm);
+        }
+    }
+
+    pub(crate) fn app_submitted(&mut self, queue: &QueuePath) {
+        self.for_queue_and_ancestors(queue, |q| q.submitted.increment(1));
+    }
+
+    pub(crate) fn app_rejected(&self) {
+        self.apps_rejected.increment(1);
+    }
+
+    pub(crate) fn app_ended(&mut self, queue: &QueuePath, state: AppState) {
+        match state {
+            AppState::Finished => self.for_queue_and_ancestors(queue, |q| q.completed.increment(1)),
+            AppState::Killed => self.for_queue_and_ancestors(queue, |q| q.killed.increment(1)),
+            AppState::Failed => self.for_queue_and_ancestors(queue, |q| q.failed.increment(1)),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn container_allocated(&self, locality: Locality) {
+        let idx = match locality {
+            Locality::NodeLocal => 0,
+            Locality::RackLocal => 1,
+            Locality::OffSwitch => 2,
+        };
+        self.allocations[idx].increment(1);
+    }
+
+    pub(crate) fn container_preempted(&mut self, queue: &QueuePath) {
+        self.preemption_kills.increment(1);
+        self.for_queue_and_ancestors(queue, |q| q.preempted.increment(1));
+    }
+
+    pub(crate) fn preemption_warned(&self, n_containers: usize) {
+        self.preemption_warnings.increment(n_containers as u64);
+    }
+
+    pub(crate) fn update_took(&self, d: Duration) {
+        self.update_duration.record(d.as_secs_f64());
+    }
+
+    /// Sets every gauge from a freshly built view, and forgets queues that no longer exist.
+    pub(crate) fn publish(&mut self, view: &View) {
+        let c = &view.cluster;
+        let node_counts = [
+            c.nodes_running,
+            c.nodes_lost,
+            c.nodes_shutdown,
+            c.nodes_decommissioned,
+        ];
+        for (g, n) in self.nodes.iter().zip(node_counts) {
+            g.set(f64::from(n));
+        }
+        for (g, v) in self.capacity.iter().zip(memory_and_vcores(c.total)) {
+            g.set(v);
+        }
+        for (g, v) in self
+            .available
+            .iter()
+            .zip(memory_and_vcores(c.total.saturating_sub(c.allocated)))
+        {
+            g.set(v);
+        }
+        self.containers.set(c.containers as f64);
+
+        // Apps running (holding containers) and pending, per queue and its ancestors.
+        let mut running: BTreeMap<QueuePath, (u32, u32)> = BTreeMap::new();
+        for app in view.apps.values() {
+            let r = &app.report;
+            if r.record.state.is_final() {
+                continue;
+            }
+            let holds = r.running_containers > 0;
+            for p in r.record.queue.self_and_ancestors() {
+                let e = running.entry(p).or_default();
+                if holds {
+                    e.0 += 1;
+                } else {
+                    e.1 += 1;
+                }
+            }
+        }
+        let live: std::collections::BTreeSet<&QueuePath> =
+            view.queues.iter().map(|q| &q.tree.path).collect();
+        self.queues.retain(|p, _| live.contains(p));
+        for q in &view.queues {
+            let t = &q.tree;
+            let m = &self.metrics;
+            let qm = self
+                .queues
+                .entry(t.path.clone())
+                .or_insert_with_key(|p| QueueMetrics::new(m, p));
+            let (apps_running, apps_pending) = running.get(&t.path).copied().unwrap_or_default();
+            let [am, av] = memory_and_vcores(t.usage);
+            let [pm, pv] = memory_and_vcores(q.pending);
+            let [rm, rv] = memory_and_vcores(q.reserved);
+            let [fm, fv] = memory_and_vcores(t.fair_share);
+            let [sm, sv] = memory_and_vcores(t.steady_fair_share);
+            let [nm, nv] = memory_and_vcores(t.min_share);
+            let [xm, xv] = memory_and_vcores(t.max_share.component_min(c.total));
+            let [um, uv] = memory_and_vcores(t.am_usage);
+            let values = [
+                f64::from(apps_running),
+                f64::from(apps_pending),
+                am,
+                av,
+                f64::from(q.n_containers),
+                pm,
+                pv,
+                q.pending_containers as f64,
+                rm,
+                rv,
+                f64::from(q.n_reserved),
+                fm,
+                fv,
+                sm,
+                sv,
+                nm,
+                nv,
+                xm,
+                xv,
+                um,
+                uv,
+            ];
+            for (g, v) in qm.gauges.iter().zip(values) {
+                g.set(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Starting and stopping the service: build the core from the
+//! configuration, start the actor, the reload watcher and the metrics
+//! upkeep, serve the router on a listener, and shut down in order (stop
+//! accepting, finish in-flight requests, stop the background tasks, stop the
+//! actor so it flushes the event log).
+//!
+//! Signals are the binary's business: `serve` takes any future as the
+//! shutdown trigger.
+
+use std::future::{Future, IntoFuture};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::serve::ListenerExt;
+use tokio::net::TcpListener;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+use weft_core::ResourceManager;
+
+use crate::access::AclSettings;
+use crate::actor::{self, ActorSettings, RmHandle};
+use crate::clock::Clock;
+use crate::config::RmConfig;
+use crate::event_log::EventLog;
+use crate::http::{ApiParts, ApiState, router};
+use crate::metrics::Metrics;
+use crate::reload::Reloader;
+
+/// How often histogram samples are folded into buckets.
+const UPKEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The decision log could not be opened.
+    #[error("cannot open the event log {}: {source}", path.display())]
+    EventLog {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+}
+
+/// Why serving stopped other than by the shutdown trigger.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Accepting connections failed.
+    #[error("the HTTP server failed: {0}")]
+    Http(#[from] std::io::Error),
+    /// The scheduler task ended on its own (a bug: see the log).
+    #[error("the scheduler stopped unexpectedly; see the log")]
+    SchedulerStopped,
+}
+
+/// A running service: the actor and background tasks, and the router over them.
+pub struct Service {
+    state: ApiState,
+    handle: RmHandle,
+    reloader: Arc<Reloader>,
+    metrics: Arc<Metrics>,
+    /// `None` once it has been awaited.
+    actor: Option<JoinHandle<()>>,
+    stop_actor: oneshot::Sender<()>,
+    stop_background: watch::Sender<bool>,
+    background: Vec<JoinHandle<()>>,
+    reload_interval: std::time::Duration,
+}
+
+impl Service {
+    /// Starts the scheduler and the background tasks on the current tokio
+    /// runtime. `clock` maps real time to the core's; its epoch origin is the
+    /// cluster id.
+    pub fn start(config: RmConfig, clock: Clock) -> Result<Service, StartError> {
+        let mut core_settings = config.core.clone();
+        core_settings.cluster_timestamp = clock.epoch_origin_ms();
+        let scheduler = core_settings.scheduler.clone();
+        let core = ResourceManager::new(config.alloc.config.clone(), core_settings, clock.now());
+        let metrics = Arc::new(Metrics::new());
+        let event_log = match &config.service.event_log {
+            Some(path) => Some(EventLog::open(path).map_err(|source| StartError::EventLog {
+                path: path.clone(),
+                source,
+            })?),
+            None => None,
+        };
+        let acl = AclSettings {
+            enabled: scheduler.acl_enable,
+            admins: scheduler.admin_acl.clone(),
+        };
+        let (stop_actor, actor_stop_rx) = oneshot::channel();
+        let (handle, actor) = actor::spawn(
+            core,
+            clock,
+            ActorSettings {
+                view_refresh: std::time::Duration::from_millis(
+                    config.service.view_refresh.as_millis(),
+                ),
+                command_queue: config.service.command_queue,
+                acl: acl.clone(),
+            },
+            metrics.clone(),
+            event_log,
+            actor_stop_rx,
+        );
+        let reloader = Arc::new(Reloader::new(
+            config.alloc_path.clone(),
+            std::time::Duration::from_millis(config.service.alloc_min_age.as_millis()),
+            handle.clone(),
+            metrics.clone(),
+        ));
+        let state = ApiState::new(ApiParts {
+            rm: handle.clone(),
+            metrics: metrics.clone(),
+            reloader: reloader.clone(),
+            groups: config.groups.clone(),
+            service: config.service.clone(),
+            acl,
+            min_allocation: scheduler.min_allocation(),
+            cluster_id: clock.epoch_origin_ms(),
+        });
+        let (stop_background, _) = watch::channel(false);
+        let mut service = Service {
+            state,
+            handle,
+            reloader,
+            metrics,
+            actor: Some(actor),
+            stop_actor,
+            stop_background,
+            background: Vec::new(),
+            reload_interval: std::time::Duration::from_millis(
+                config.service.alloc_reload_interval.as_millis(),
+            ),
+        };
+        service.spawn_background();
+        Ok(service)
+    }
+
+    fn spawn_background(&mut self) {
+        let stopped = |mut rx: watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        };
+        let reloader = self.reloader.clone();
+        let interval = self.reload_interval;
+        let rx = self.stop_background.subscribe();
+        self.background
+            .push(tokio::spawn(reloader.run(interval, stopped(rx))));
+        let metrics = self.metrics.clone();
+        let rx = self.stop_background.subscribe();
+        self.background.push(tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(UPKEEP_INTERVAL);
+            let stop = stopped(rx);
+            tokio::pin!(stop);
+            loop {
+                tokio::select! {
+                    () = &mut stop => return,
+                    _ = ticks.tick() => metrics.run_upkeep(),
+                }
+            }
+        }));
+    }
+
+    /// The router over this service (for tests, or to serve it yourself).
+    pub fn router(&self) -> Router {
+        router(self.state.clone())
+    }
+
+    /// The scheduler's handle.
+    pub fn handle(&self) -> &RmHandle {
+        &self.handle
+    }
+
+    /// The allocation file's reloader.
+    pub fn reloader(&self) -> &Arc<Reloader> {
+        &self.reloader
+    }
+
+    /// The metric registry.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// Serves HTTP on `listener` until `shutdown` resolves, then stops everything.
+    pub async fn serve(
+        mut self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let listener = listener.tap_io(|tcp| {
+            // Small request/answer exchanges: do not let Nagle hold them back.
+            let _ = tcp.set_nodelay(true);
+        });
+        let (stop_http, stop_http_rx) = oneshot::channel::<()>();
+        let server = tokio::spawn(
+            axum::serve(listener, self.router())
+                .with_graceful_shutdown(async move {
+                    let _ = stop_http_rx.await;
+                })
+                .into_future(),
+        );
+        let mut actor_died = false;
+        if let Some(actor) = &mut self.actor {
+            tokio::select! {
+                () = shutdown => {}
+                _ = actor => actor_died = true,
+            }
+        }
+        if actor_died {
+            self.actor = None;
+        }
+        tracing::info!("shutting down: finishing requests in flight");
+        let _ = stop_http.send(());
+        let served = server.await;
+        self.stop().await;
+        if actor_died {
+            return Err(ServeError::SchedulerStopped);
+        }
+        match served {
+            Ok(res) => res.map_err(ServeError::from),
+            Err(_) => Err(ServeError::Http(std::io::Error::other(
+                "the HTTP server task panicked",
+            ))),
+        }
+    }
+
+    /// Stops the background tasks and the scheduler (which flushes the event log).
+    pub async fn stop(self) {
+        let _ = self.stop_background.send(true);
+        for task in self.background {
+            let _ = task.await;
+        }
+        let _ = self.stop_actor.send(());
+        if let Some(actor) = self.actor {
+            let _ = actor.await;
+        }
+    }
+}

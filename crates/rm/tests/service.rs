@@ -1,0 +1,668 @@
+//! The service from the outside, through its public API only: end to end
+//! over TCP on `127.0.0.1:0` with the crate's own client, the YARN-style CLI
+//! commands, live reload of the allocation file (a good file, then a bad
+//! one), the Prometheus text checked by the real `promtool`, and a short run
+//! of the load generator. Time is tokio's paused clock: nothing sleeps on the
+//! wall clock.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use expect_test::expect;
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tower::ServiceExt;
+use weft_rm::client::{ClientError, RmClient};
+use weft_rm::reload::ReloadError;
+use weft_rm::{Clock, RmConfig, Service, cli};
+
+const EPOCH: u64 = 1_700_000_000_000;
+
+const ALLOC: &str = r#"<allocations>
+  <queue name="a"><weight>3</weight></queue>
+  <queue name="b"><weight>1</weight></queue>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="reject"/>
+  </queuePlacementPolicy>
+</allocations>"#;
+
+/// The same queues, with only `yarn` administering (root's default lets everybody).
+const ALLOC_WITH_ADMINS: &str = r#"<allocations>
+  <queue name="root">
+    <aclAdministerApps>yarn</aclAdministerApps>
+    <queue name="a"><weight>3</weight></queue>
+    <queue name="b"><weight>1</weight></queue>
+  </queue>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="reject"/>
+  </queuePlacementPolicy>
+</allocations>"#;
+
+fn site(extra: &[(&str, &str)]) -> String {
+    let mut text = String::from("<configuration>\n");
+    let base = [
+        ("yarn.scheduler.minimum-allocation-mb", "1024"),
+        ("yarn.scheduler.maximum-allocation-mb", "8192"),
+        ("yarn.scheduler.fair.assignmultiple", "true"),
+        ("weft.rm.view-refresh-ms", "0"),
+    ];
+    for (n, v) in base.iter().chain(extra) {
+        text.push_str(&format!(
+            "<property><name>{n}</name><value>{v}</value></property>\n"
+        ));
+    }
+    text.push_str("</configuration>\n");
+    text
+}
+
+/// A running server on an ephemeral port, and how to stop it.
+struct Server {
+    url: String,
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), weft_rm::ServeError>>,
+}
+
+async fn serve(config: RmConfig) -> Server {
+    let service = Service::start(config, Clock::with_epoch_origin(EPOCH)).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(service.serve(listener, async move {
+        let _ = stopped.await;
+    }));
+    Server { url, stop, task }
+}
+
+impl Server {
+    fn client(&self, user: &str) -> RmClient {
+        RmClient::new(&self.url, Some(user.to_owned())).unwrap()
+    }
+
+    async fn shutdown(self) {
+        let _ = self.stop.send(());
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+async fn register(c: &mut RmClient, node: &str) {
+    let _: Value = c
+        .call(
+            Method::POST,
+            "/ws/v1/nm/register",
+            Some(&json!({"nodeId": node, "rack": "/r1", "capability": {"memory": 8192, "vCores": 8}})),
+        )
+        .await
+        .unwrap();
+}
+
+async fn heartbeat(c: &mut RmClient, node: &str, response_id: &mut u64) -> Value {
+    let v: Value = c
+        .call(
+            Method::POST,
+            "/ws/v1/nm/heartbeat",
+            Some(&json!({"nodeId": node, "responseId": *response_id})),
+        )
+        .await
+        .unwrap();
+    *response_id = v["responseId"].as_u64().unwrap();
+    v
+}
+
+async fn submit(c: &mut RmClient, queue: &str) -> String {
+    let new: Value = c
+        .call(
+            Method::POST,
+            "/ws/v1/cluster/apps/new-application",
+            None::<&()>,
+        )
+        .await
+        .unwrap();
+    let app = new["application-id"].as_str().unwrap().to_owned();
+    let body = json!({"application-id": app, "application-name": format!("job-{queue}"),
+                      "queue": queue, "resource": {"memory": 1024, "vCores": 1}});
+    let a = c
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(body.to_string().into_bytes()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(a.status, StatusCode::ACCEPTED);
+    app
+}
+
+async fn allocate(c: &mut RmClient, app: &str, body: Value) -> Value {
+    c.call(
+        Method::POST,
+        &format!("/ws/v1/am/{app}/allocate"),
+        Some(&body),
+    )
+    .await
+    .unwrap()
+}
+
+fn metric(text: &str, name_and_labels: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("no {name_and_labels} in\n{text}"))
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn end_to_end_over_tcp() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    let mut bob = server.client("bob");
+    register(&mut nm, "n1:8041").await;
+    register(&mut nm, "n2:8041").await;
+    let mut ids = [0u64, 0u64];
+    let nodes = ["n1:8041", "n2:8041"];
+
+    // Two apps in two queues; the next heartbeats place their AMs.
+    let a = submit(&mut alice, "a").await;
+    let b = submit(&mut bob, "b").await;
+    for (node, id) in nodes.iter().zip(ids.iter_mut()) {
+        heartbeat(&mut nm, node, id).await;
+    }
+    for app in [&a, &b] {
+        let _: Value = nm
+            .call(
+                Method::POST,
+                &format!("/ws/v1/am/{app}/register"),
+                None::<&()>,
+            )
+            .await
+            .unwrap();
+    }
+    // Both want far more than the cluster has.
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*",
+        "capability": {"memory": 1024, "vCores": 1}, "numContainers": 40}]});
+    allocate(&mut nm, &a, ask.clone()).await;
+    allocate(&mut nm, &b, ask).await;
+    // Fair shares are computed by the update pass; let it run, then schedule.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    for _ in 0..4 {
+        for (node, id) in nodes.iter().zip(ids.iter_mut()) {
+            heartbeat(&mut nm, node, id).await;
+        }
+    }
+    let got_a = allocate(&mut nm, &a, json!({"responseId": 1})).await;
+    let got_b = allocate(&mut nm, &b, json!({"responseId": 1})).await;
+    let n_a = got_a["allocated"].as_array().unwrap().len();
+    let n_b = got_b["allocated"].as_array().unwrap().len();
+    // 16 slots: 12 for root.a (AM included), 4 for root.b, the 3:1 of their weights.
+    assert_eq!((n_a + 1, n_b + 1), (12, 4));
+
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let s: Value = alice.get("/ws/v1/cluster/scheduler").await.unwrap();
+    let root = &s["scheduler"]["schedulerInfo"]["rootQueue"];
+    let queues: Vec<String> = root["childQueues"]["queue"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            format!(
+                "{} fair={} used={} steady={}",
+                q["queueName"].as_str().unwrap(),
+                q["fairResources"]["memory"],
+                q["usedResources"]["memory"],
+                q["steadyFairResources"]["memory"]
+            )
+        })
+        .collect();
+    expect![[r#"
+        [
+            "root.a fair=12288 used=12288 steady=9831",
+            "root.b fair=4096 used=4096 steady=3277",
+            "root.default fair=0 used=0 steady=3277",
+        ]
+    "#]]
+    .assert_debug_eq(&queues);
+
+    let answer = alice.request(Method::GET, "/metrics", None).await.unwrap();
+    let text = String::from_utf8(answer.body.to_vec()).unwrap();
+    assert_eq!(
+        metric(
+            &text,
+            r#"weft_queue_fair_share_memory_bytes{queue="root.a"}"#
+        ),
+        12288.0 * 1048576.0
+    );
+    assert_eq!(
+        metric(
+            &text,
+            r#"weft_queue_allocated_memory_bytes{queue="root.a"}"#
+        ),
+        12288.0 * 1048576.0
+    );
+    assert_eq!(
+        metric(
+            &text,
+            r#"weft_queue_allocated_memory_bytes{queue="root.b"}"#
+        ),
+        4096.0 * 1048576.0
+    );
+    assert_eq!(
+        metric(&text, r#"weft_queue_allocated_containers{queue="root"}"#),
+        16.0
+    );
+    assert_eq!(metric(&text, r#"weft_cluster_available_memory_bytes"#), 0.0);
+    assert_eq!(
+        metric(&text, r#"weft_queue_apps_running{queue="root"}"#),
+        2.0
+    );
+    assert!(
+        metric(
+            &text,
+            "weft_scheduler_node_heartbeat_duration_seconds_count"
+        ) >= 10.0
+    );
+    assert_eq!(
+        metric(&text, "weft_scheduler_allocate_duration_seconds_count"),
+        4.0
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn yarn_style_commands() {
+    let server = serve(
+        RmConfig::from_texts(
+            &site(&[("yarn.acl.enable", "true"), ("yarn.admin.acl", "yarn")]),
+            ALLOC_WITH_ADMINS,
+        )
+        .unwrap(),
+    )
+    .await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    register(&mut nm, "n1:8041").await;
+    let a = submit(&mut alice, "a").await;
+    let mut id = 0;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    let list = cli::application_list(&mut alice, &[], &[], &[])
+        .await
+        .unwrap();
+    expect![[r#"
+        Total number of applications (application-types: [] and states: [SUBMITTED, ACCEPTED, RUNNING]):1
+                        Application-Id	    Application-Name	    Application-Type	      User	               Queue	             State	       Final-State	       Progress	                       Tracking-URL
+        application_1700000000000_0001	               job-a	                YARN	     alice	              root.a	          ACCEPTED	         UNDEFINED	             0%	                                N/A
+    "#]]
+    .assert_eq(&list);
+    let status = cli::application_status(&mut alice, &a).await.unwrap();
+    assert!(status.contains("\tQueue : root.a\n"), "{status}");
+    assert!(status.contains("\tAM Host : n1:8042\n"), "{status}");
+
+    let moved = cli::application_move(&mut alice, &a, "b").await.unwrap();
+    expect![[r#"
+        Moving application application_1700000000000_0001 to queue b
+        Successfully completed move to root.b.
+    "#]]
+    .assert_eq(&moved);
+
+    let queue = cli::queue_status(&mut alice, "b").await.unwrap();
+    expect![[r#"
+        Queue Information : 
+        Queue Name : root.b
+        	State : RUNNING
+        	Scheduling Policy : fair
+        	Weight : 1
+        	Capacity : 0.0%
+        	Current Capacity : 0.0%
+        	Maximum Capacity : 100.0%
+        	Used Resources : <memory:1024, vCores:1>
+        	Fair Share : <memory:0, vCores:0>
+        	Steady Fair Share : <memory:1638, vCores:0>
+        	Default Node Label expression : <DEFAULT_PARTITION>
+        	Accessible Node Labels : *
+    "#]]
+    .assert_eq(&queue);
+    assert!(matches!(
+        cli::queue_status(&mut alice, "nosuch").await,
+        Err(ClientError::Remote {
+            status: StatusCode::NOT_FOUND,
+            ..
+        })
+    ));
+
+    let nodes = cli::node_list(&mut alice, &[], false).await.unwrap();
+    expect![[r#"
+        Total Nodes:1
+                 Node-Id	     Node-State	Node-Http-Address	Number-of-Running-Containers
+                 n1:8041	        RUNNING	          n1:8042	                           1
+    "#]]
+    .assert_eq(&nodes);
+    let node = cli::node_status(&mut alice, "n1:8041").await.unwrap();
+    assert!(node.contains("\tMemory-Used : 1024MB\n"), "{node}");
+
+    // bob may not kill alice's app; alice may; a second kill reports it ended.
+    let mut bob = server.client("bob");
+    let denied = cli::application_kill(&mut bob, std::slice::from_ref(&a)).await;
+    assert!(
+        matches!(
+            &denied,
+            Err(ClientError::Remote {
+                status: StatusCode::FORBIDDEN,
+                ..
+            })
+        ),
+        "{denied:?}"
+    );
+    assert_eq!(
+        cli::application_kill(&mut alice, std::slice::from_ref(&a))
+            .await
+            .unwrap(),
+        format!("Killing application {a}\n")
+    );
+    assert_eq!(
+        cli::application_kill(&mut alice, std::slice::from_ref(&a))
+            .await
+            .unwrap(),
+        format!("Application {a} has already finished (KILLED)\n")
+    );
+    let all = cli::application_list(&mut alice, &["ALL".to_owned()], &[], &[])
+        .await
+        .unwrap();
+    assert!(all.contains("KILLED"), "{all}");
+    // Built-in configuration: nothing to refresh.
+    let mut admin = server.client("yarn");
+    let refresh = cli::rmadmin_refresh_queues(&mut admin).await;
+    assert!(
+        matches!(
+            &refresh,
+            Err(ClientError::Remote {
+                status: StatusCode::BAD_REQUEST,
+                ..
+            })
+        ),
+        "{refresh:?}"
+    );
+    server.shutdown().await;
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write_at(path: &Path, text: &str, mtime: SystemTime) {
+    std::fs::write(path, text).unwrap();
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(mtime).unwrap();
+}
+
+async fn get_json(router: &axum::Router, uri: &str) -> (StatusCode, Value) {
+    let res = router
+        .clone()
+        .oneshot(Request::builder().uri(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let status = res.status();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn queue_names(scheduler: &Value) -> Vec<String> {
+    scheduler["scheduler"]["schedulerInfo"]["rootQueue"]["childQueues"]["queue"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["queueName"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn allocation_file_reload_good_then_bad() {
+    let dir = temp_dir("reload");
+    let alloc = dir.join("fair-scheduler.xml");
+    std::fs::write(
+        dir.join("weft-site.xml"),
+        site(&[("yarn.admin.acl", "yarn")]),
+    )
+    .unwrap();
+    let t0 = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    write_at(&alloc, ALLOC, t0);
+    let config = RmConfig::load(Some(&dir)).unwrap();
+    let service = Service::start(config, Clock::with_epoch_origin(EPOCH)).unwrap();
+    let router = service.router();
+    let reloader = service.reloader().clone();
+
+    // Nothing changed: nothing to do.
+    assert!(reloader.poll(t0 + Duration::from_secs(100)).await.is_none());
+
+    // A good change is loaded once it is 5 s old.
+    let t1 = t0 + Duration::from_secs(200);
+    write_at(
+        &alloc,
+        &ALLOC.replace(
+            "<queuePlacementPolicy>",
+            "<queue name=\"c\"/>\n  <queuePlacementPolicy>",
+        ),
+        t1,
+    );
+    assert!(reloader.poll(t1 + Duration::from_secs(1)).await.is_none());
+    let done = reloader
+        .poll(t1 + Duration::from_secs(6))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(done.warnings.is_empty());
+    let (_, s) = get_json(&router, "/ws/v1/cluster/scheduler").await;
+    assert_eq!(
+        queue_names(&s),
+        ["root.a", "root.b", "root.c", "root.default"]
+    );
+    assert_eq!(
+        s["scheduler"]["schedulerInfo"]["allocationFile"]["reloadsSucceeded"],
+        2
+    );
+
+    // A bad change keeps the old configuration, says why, and is counted.
+    let t2 = t1 + Duration::from_secs(200);
+    let bad = "<allocations>\n  <queue name=\"a\"><weight>-1</weight></queue>\n  <queue name=\"b\"><schedulingPolicy>best</schedulingPolicy></queue>\n</allocations>";
+    write_at(&alloc, bad, t2);
+    let failed = reloader.poll(t2 + Duration::from_secs(6)).await.unwrap();
+    assert!(
+        matches!(failed, Err(ReloadError::Invalid { .. })),
+        "{failed:?}"
+    );
+    let (_, s) = get_json(&router, "/ws/v1/cluster/scheduler").await;
+    assert_eq!(
+        queue_names(&s),
+        ["root.a", "root.b", "root.c", "root.default"]
+    );
+    let file = &s["scheduler"]["schedulerInfo"]["allocationFile"];
+    assert_eq!(file["reloadsFailed"], 1);
+    expect![[r#"
+        2:19: allocations/queue[@name="a"]/weight: "-1" is negative; expected a non-negative decimal number such as 1 or 2.5
+        3:19: allocations/queue[@name="b"]/schedulingPolicy: unknown scheduling policy "best" (expected fair, fifo or drf)"#]]
+    .assert_eq(file["lastError"].as_str().unwrap());
+    let text = service.metrics().render();
+    assert_eq!(
+        metric(&text, r#"weft_alloc_file_reloads_total{outcome="failure"}"#),
+        1.0
+    );
+    assert_eq!(
+        metric(&text, r#"weft_alloc_file_reloads_total{outcome="success"}"#),
+        2.0
+    );
+    // The same broken version is not tried again.
+    assert!(reloader.poll(t2 + Duration::from_secs(60)).await.is_none());
+
+    // refresh-queues reports the problems to the admin...
+    let post = |user: &str| {
+        Request::builder()
+            .method(Method::POST)
+            .uri(format!("/ws/v1/cluster/refresh-queues?user.name={user}"))
+            .body(Body::empty())
+            .unwrap()
+    };
+    let res = router.clone().oneshot(post("yarn")).await.unwrap();
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    // ...and loads a fixed file at once, whatever its age.
+    write_at(&alloc, ALLOC, t2 + Duration::from_secs(100));
+    let res = router.clone().oneshot(post("yarn")).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let (_, s) = get_json(&router, "/ws/v1/cluster/scheduler").await;
+    let file = &s["scheduler"]["schedulerInfo"]["allocationFile"];
+    assert_eq!(
+        (
+            file["reloadsSucceeded"].as_u64(),
+            file["lastError"].as_str()
+        ),
+        (Some(3), None)
+    );
+    // root.c is no longer configured; it stays as a dynamic queue until empty queues are pruned.
+    assert!(queue_names(&s).contains(&"root.a".to_owned()));
+    service.stop().await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn decisions_are_logged_as_json_lines() {
+    let dir = temp_dir("events");
+    let log = dir.join("decisions.jsonl");
+    let mut config = RmConfig::from_texts(&site(&[]), ALLOC).unwrap();
+    config.service.event_log = Some(log.clone());
+    let server = serve(config).await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    register(&mut nm, "n1:8041").await;
+    let app = submit(&mut alice, "a").await;
+    let mut id = 0;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    server.shutdown().await;
+    // The log is flushed at shutdown; every line is one JSON object.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .filter(|k| *k != "Updated")
+        .collect();
+    assert_eq!(
+        kinds,
+        ["NodeAdded", "AppStateChanged", "ContainerAllocated"]
+    );
+    let alloc = events
+        .iter()
+        .find(|e| e["event"] == "ContainerAllocated")
+        .unwrap();
+    assert_eq!(
+        alloc["container"],
+        format!("container_{}_01_000001", &app["application_".len()..])
+    );
+    assert_eq!(alloc["isAM"], true);
+    assert_eq!(alloc["queue"], "root.a");
+    assert!(alloc["time"].as_u64().unwrap() >= EPOCH);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Where `promtool` is: on PATH (Debian: `apt-get install -y prometheus`).
+fn promtool() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("promtool"))
+        .find(|p| p.is_file())
+        .expect("promtool is not on PATH; install it (Debian: apt-get install -y prometheus)")
+}
+
+#[tokio::test(start_paused = true)]
+async fn metrics_pass_promtool() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    register(&mut nm, "n1:8041").await;
+    let a = submit(&mut alice, "a").await;
+    let mut id = 0;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    let _: Value = nm
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{a}/register"),
+            None::<&()>,
+        )
+        .await
+        .unwrap();
+    allocate(&mut nm, &a, json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": 3}]})).await;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let answer = alice.request(Method::GET, "/metrics", None).await.unwrap();
+    let text = String::from_utf8(answer.body.to_vec()).unwrap();
+    server.shutdown().await;
+
+    let mut child = std::process::Command::new(promtool())
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && report.trim().is_empty(),
+        "promtool: {report}\n{text}"
+    );
+    // Every family the service documents is there.
+    for name in [
+        "weft_queue_apps_submitted_total",
+        "weft_queue_steady_fair_share_memory_bytes",
+        "weft_cluster_nodes",
+        "weft_scheduler_update_duration_seconds",
+        "weft_scheduler_preemption_kills_total",
+        "weft_alloc_file_reloads_total",
+    ] {
+        assert!(text.contains(&format!("# TYPE {name} ")), "no {name}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn load_generator_drives_a_live_rm() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    let report = weft_rm::load::run(weft_rm::load::LoadConfig {
+        rm: server.url.clone(),
+        nodes: 4,
+        apps: 2,
+        containers_per_app: 3,
+        container_runtime: Duration::from_millis(200),
+        heartbeat_interval: Some(Duration::from_millis(100)),
+        am_interval: Duration::from_millis(100),
+        queues: vec!["a".to_owned(), "b".to_owned()],
+        node_connections: 2,
+        am_connections: 1,
+        warmup: Duration::from_millis(500),
+        duration: Duration::from_secs(5),
+        ..weft_rm::load::LoadConfig::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.heartbeats > 100, "{report}");
+    assert!(report.containers_allocated >= 3, "{report}");
+    assert!(report.apps_finished >= 1, "{report}");
+    server.shutdown().await;
+}

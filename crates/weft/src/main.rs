@@ -1,0 +1,495 @@
+//! The `weft` command: `weft rm` runs the ResourceManager; `weft
+//! application`, `weft queue`, `weft node` and `weft rmadmin` are YARN-style
+//! clients of its REST API (YARN's single-dash spellings work: `weft
+//! application -list`); `weft load` drives a running RM with simulated nodes
+//! and AMs.
+//!
+//! This file only parses arguments, sets up logging and signals, and prints;
+//! the work is `weft-rm`'s. New subcommands (the simulator's `weft sim`) are
+//! one more variant of `Command` and one more arm in `main`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use weft_rm::client::RmClient;
+use weft_rm::dto::ResourceDto;
+use weft_rm::load::LoadConfig;
+use weft_rm::{Clock, RmConfig, Service, cli};
+
+/// glibc's allocator showed up as a fifth of the RM's time under load
+/// (many small, short-lived allocations across threads); mimalloc does not.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Weft: a YARN-style ResourceManager with the Hadoop Fair Scheduler's semantics.
+#[derive(Parser, Debug)]
+#[command(name = "weft", version, about)]
+struct Weft {
+    /// Log format on standard error.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the ResourceManager.
+    Rm(RmArgs),
+    /// Applications: -list, -status, -kill, -movetoqueue, -updatePriority.
+    Application(ApplicationArgs),
+    /// Queues: -status.
+    Queue(QueueArgs),
+    /// Nodes: -list, -status.
+    Node(NodeArgs),
+    /// Administration: -refreshQueues.
+    Rmadmin(RmadminArgs),
+    /// Drive a running RM with simulated NodeManagers and ApplicationMasters.
+    Load(LoadArgs),
+    /// Replay a workload through the scheduler on virtual time (no service needed).
+    Sim(weft_sim::cli::SimArgs),
+}
+
+#[derive(Args, Debug)]
+struct RmArgs {
+    /// Configuration directory holding weft-site.xml and fair-scheduler.xml
+    /// (default: ./conf when it exists, else the built-in copies).
+    #[arg(long)]
+    conf: Option<PathBuf>,
+    /// Address to listen on (default: weft.rm.listen, else 127.0.0.1:8088).
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    /// Write every scheduler decision to this file as JSON lines
+    /// (overrides weft.rm.event-log.file).
+    #[arg(long)]
+    event_log: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct Client {
+    /// The ResourceManager's address.
+    #[arg(long = "rm", global = true, default_value = "http://127.0.0.1:8088")]
+    rm: String,
+    /// The user to act as (Hadoop's user.name; default: $USER).
+    #[arg(long = "user", global = true)]
+    user: Option<String>,
+}
+
+impl Client {
+    fn connect(&self) -> anyhow::Result<RmClient> {
+        let user = self
+            .user
+            .clone()
+            .or_else(|| std::env::var("USER").ok())
+            .or_else(|| Some("dr.who".to_owned()));
+        Ok(RmClient::new(&self.rm, user)?)
+    }
+}
+
+#[derive(Args, Debug)]
+struct ApplicationArgs {
+    #[command(flatten)]
+    client: Client,
+    /// List applications (states default to SUBMITTED, ACCEPTED, RUNNING).
+    #[arg(long = "list")]
+    list: bool,
+    /// With -list: states to show (comma-separated, or ALL).
+    #[arg(long = "appStates", value_delimiter = ',')]
+    app_states: Vec<String>,
+    /// With -list: application types to show.
+    #[arg(long = "appTypes", value_delimiter = ',')]
+    app_types: Vec<String>,
+    /// With -list: tags to show.
+    #[arg(long = "appTags", value_delimiter = ',')]
+    app_tags: Vec<String>,
+    /// Print an application's report.
+    #[arg(long = "status", value_name = "APP_ID")]
+    status: Option<String>,
+    /// Kill applications.
+    #[arg(long = "kill", value_name = "APP_ID", num_args = 1..)]
+    kill: Vec<String>,
+    /// Move an application to another queue (with -queue).
+    #[arg(long = "movetoqueue", value_name = "APP_ID")]
+    move_to_queue: Option<String>,
+    /// The target queue of -movetoqueue.
+    #[arg(long = "queue")]
+    queue: Option<String>,
+    /// The application of -changeQueue or -updatePriority.
+    #[arg(long = "appId")]
+    app_id: Option<String>,
+    /// Move -appId to this queue.
+    #[arg(long = "changeQueue")]
+    change_queue: Option<String>,
+    /// Set -appId's priority.
+    #[arg(long = "updatePriority", allow_negative_numbers = true)]
+    update_priority: Option<i32>,
+}
+
+#[derive(Args, Debug)]
+struct QueueArgs {
+    #[command(flatten)]
+    client: Client,
+    /// Print a queue's report.
+    #[arg(long = "status", value_name = "QUEUE")]
+    status: String,
+}
+
+#[derive(Args, Debug)]
+struct NodeArgs {
+    #[command(flatten)]
+    client: Client,
+    /// List nodes (running ones unless -states or -all).
+    #[arg(long = "list")]
+    list: bool,
+    /// With -list: states to show (comma-separated).
+    #[arg(long = "states", value_delimiter = ',')]
+    states: Vec<String>,
+    /// With -list: every node, in any state.
+    #[arg(long = "all")]
+    all: bool,
+    /// Print a node's report.
+    #[arg(long = "status", value_name = "NODE_ID")]
+    status: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct RmadminArgs {
+    #[command(flatten)]
+    client: Client,
+    /// Reload the allocation file now.
+    #[arg(long = "refreshQueues")]
+    refresh_queues: bool,
+}
+
+#[derive(Args, Debug)]
+struct LoadArgs {
+    /// The ResourceManager's address.
+    #[arg(long, default_value = "http://127.0.0.1:8088")]
+    rm: String,
+    /// Simulated NodeManagers.
+    #[arg(long, default_value_t = 100)]
+    nodes: usize,
+    /// Applications alive at any time.
+    #[arg(long, default_value_t = 20)]
+    apps: usize,
+    /// Containers each application asks for.
+    #[arg(long, default_value_t = 50)]
+    containers_per_app: u32,
+    /// How long each container runs, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    container_ms: u64,
+    /// Container size: memory in MB.
+    #[arg(long, default_value_t = 1024)]
+    container_mb: u64,
+    /// Container size: vcores.
+    #[arg(long, default_value_t = 1)]
+    container_vcores: u64,
+    /// Node size: memory in MB.
+    #[arg(long, default_value_t = 8192)]
+    node_mb: u64,
+    /// Node size: vcores.
+    #[arg(long, default_value_t = 8)]
+    node_vcores: u64,
+    /// Heartbeat interval in milliseconds (default: what the RM says).
+    #[arg(long)]
+    heartbeat_ms: Option<u64>,
+    /// AM allocate interval in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    am_ms: u64,
+    /// Queues to submit to, round robin (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "default")]
+    queues: Vec<String>,
+    /// Distinct submitting users.
+    #[arg(long, default_value_t = 64)]
+    users: usize,
+    /// Connections for the simulated nodes.
+    #[arg(long, default_value_t = 32)]
+    node_connections: usize,
+    /// Connections for the simulated AMs.
+    #[arg(long, default_value_t = 8)]
+    am_connections: usize,
+    /// Seconds before counting starts.
+    #[arg(long, default_value_t = 5)]
+    warmup: u64,
+    /// Seconds counted.
+    #[arg(long, default_value_t = 20)]
+    duration: u64,
+    /// Host name prefix of the simulated nodes.
+    #[arg(long, default_value = "sim")]
+    host_prefix: String,
+    /// Threads of the load generator (1: a single-threaded runtime).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+/// YARN spells long options with one dash (`-list`, `-appStates`); clap
+/// wants two. A single dash followed by two or more letters is rewritten;
+/// negative numbers and one-letter flags are left alone.
+fn yarn_spellings(args: impl Iterator<Item = String>) -> Vec<String> {
+    args.map(|a| {
+        let bytes = a.as_bytes();
+        let single_dash_word = bytes.len() > 2
+            && bytes[0] == b'-'
+            && bytes[1] != b'-'
+            && bytes[1..].iter().take(2).all(u8::is_ascii_alphabetic);
+        if single_dash_word { format!("-{a}") } else { a }
+    })
+    .collect()
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "errors before and after logging go to stderr"
+)]
+fn main() -> ExitCode {
+    let args = Weft::parse_from(yarn_spellings(std::env::args()));
+    // The simulator runs on virtual time in this thread: no logging
+    // subscriber, no async runtime.
+    if let Command::Sim(sim) = args.command {
+        return match weft_sim::cli::run(sim) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("weft sim: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    init_logging(args.log_format);
+    // `weft load --threads 1` runs on one thread: each request costs less
+    // without work stealing, which helps on a machine the load generator
+    // has to itself with the RM; on a busy machine more threads get it more
+    // of the CPU. Everything else gets a thread per core.
+    let mut builder = match &args.command {
+        Command::Load(l) if l.threads == 1 => tokio::runtime::Builder::new_current_thread(),
+        Command::Load(l) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(l.threads.max(1));
+            b
+        }
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("weft: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("weft: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Rm(a) => rm(a).await,
+        Command::Application(a) => application(a).await,
+        Command::Queue(a) => {
+            let mut c = a.client.connect()?;
+            print(cli::queue_status(&mut c, &a.status).await?);
+            Ok(())
+        }
+        Command::Node(a) => node(a).await,
+        Command::Rmadmin(a) => {
+            if !a.refresh_queues {
+                anyhow::bail!("nothing to do: the only admin command is -refreshQueues");
+            }
+            let mut c = a.client.connect()?;
+            print(cli::rmadmin_refresh_queues(&mut c).await?);
+            Ok(())
+        }
+        Command::Load(a) => load(a).await,
+        // Handled in `main`, before any runtime starts.
+        Command::Sim(a) => weft_sim::cli::run(a),
+    }
+}
+
+#[expect(clippy::print_stdout, reason = "the CLI's output is its purpose")]
+fn print(text: String) {
+    print!("{text}");
+}
+
+async fn rm(a: RmArgs) -> anyhow::Result<()> {
+    let dir = a.conf.or_else(weft_rm::config::default_conf_dir);
+    let mut config = RmConfig::load(dir.as_deref()).context("cannot load the configuration")?;
+    for w in &config.warnings {
+        tracing::warn!("{w}");
+    }
+    if let Some(path) = a.event_log {
+        config.service.event_log = Some(path);
+    }
+    let listen = a.listen.unwrap_or(config.service.listen);
+    let source = config.source.clone();
+    let service = Service::start(config, Clock::start())?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    tracing::info!(address = %listener.local_addr()?, configuration = %source, "resource manager listening");
+    service.serve(listener, shutdown_signal()).await?;
+    tracing::info!("resource manager stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("interrupted"),
+        () = term => tracing::info!("terminated"),
+    }
+}
+
+async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
+    let mut c = a.client.connect()?;
+    let out = if a.list {
+        cli::application_list(&mut c, &a.app_states, &a.app_types, &a.app_tags).await?
+    } else if let Some(app) = &a.status {
+        cli::application_status(&mut c, app).await?
+    } else if !a.kill.is_empty() {
+        cli::application_kill(&mut c, &a.kill).await?
+    } else if let Some(app) = &a.move_to_queue {
+        let queue = a
+            .queue
+            .as_deref()
+            .context("-movetoqueue needs -queue <queue>")?;
+        cli::application_move(&mut c, app, queue).await?
+    } else if let (Some(app), Some(queue)) = (&a.app_id, &a.change_queue) {
+        cli::application_move(&mut c, app, queue).await?
+    } else if let (Some(app), Some(p)) = (&a.app_id, a.update_priority) {
+        cli::application_priority(&mut c, app, p).await?
+    } else {
+        anyhow::bail!(
+            "nothing to do: use -list, -status <appId>, -kill <appId>, -movetoqueue <appId> -queue <queue>, or -appId <appId> with -changeQueue or -updatePriority"
+        );
+    };
+    print(out);
+    Ok(())
+}
+
+async fn node(a: NodeArgs) -> anyhow::Result<()> {
+    let mut c = a.client.connect()?;
+    let out = if a.list {
+        cli::node_list(&mut c, &a.states, a.all).await?
+    } else if let Some(id) = &a.status {
+        cli::node_status(&mut c, id).await?
+    } else {
+        anyhow::bail!("nothing to do: use -list or -status <nodeId>");
+    };
+    print(out);
+    Ok(())
+}
+
+async fn load(a: LoadArgs) -> anyhow::Result<()> {
+    let config = LoadConfig {
+        rm: a.rm,
+        nodes: a.nodes,
+        apps: a.apps,
+        containers_per_app: a.containers_per_app,
+        container_runtime: Duration::from_millis(a.container_ms),
+        container: ResourceDto {
+            memory: a.container_mb,
+            vcores: a.container_vcores,
+        },
+        node: ResourceDto {
+            memory: a.node_mb,
+            vcores: a.node_vcores,
+        },
+        racks: 20,
+        heartbeat_interval: a.heartbeat_ms.map(Duration::from_millis),
+        am_interval: Duration::from_millis(a.am_ms),
+        queues: a.queues,
+        users: a.users,
+        node_connections: a.node_connections,
+        am_connections: a.am_connections,
+        warmup: Duration::from_secs(a.warmup),
+        duration: Duration::from_secs(a.duration),
+        host_prefix: a.host_prefix,
+    };
+    tracing::info!(nodes = config.nodes, apps = config.apps, rm = %config.rm, "load starting");
+    let report = weft_rm::load::run(config).await?;
+    print(format!("{report}\n"));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &str) -> Vec<String> {
+        yarn_spellings(text.split_whitespace().map(str::to_owned))
+    }
+
+    #[test]
+    fn yarn_single_dash_options_are_accepted() {
+        assert_eq!(
+            args("weft application -list -appStates ALL"),
+            ["weft", "application", "--list", "--appStates", "ALL"]
+        );
+        assert_eq!(
+            args("weft application -appId a -updatePriority -1"),
+            [
+                "weft",
+                "application",
+                "--appId",
+                "a",
+                "--updatePriority",
+                "-1"
+            ]
+        );
+        let parsed = Weft::try_parse_from(args(
+            "weft application -movetoqueue application_1_0001 -queue root.b --rm http://rm:1",
+        ))
+        .unwrap();
+        let Command::Application(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(a.move_to_queue.as_deref(), Some("application_1_0001"));
+        assert_eq!(a.queue.as_deref(), Some("root.b"));
+        assert_eq!(a.client.rm, "http://rm:1");
+        assert!(Weft::try_parse_from(args("weft rmadmin -refreshQueues")).is_ok());
+        assert!(Weft::try_parse_from(args("weft node -list -states RUNNING,LOST")).is_ok());
+        assert!(Weft::try_parse_from(args("weft queue -status root.dev")).is_ok());
+        assert!(Weft::try_parse_from(args("weft rm --conf conf --listen 127.0.0.1:0")).is_ok());
+    }
+}
