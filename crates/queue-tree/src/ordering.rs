@@ -133,6 +133,7 @@ fn canon(x: f64) -> f64 {
 
 impl OrderKey {
     /// The key of a member under `policy`, given the cluster's size (DRF needs it).
+    #[inline]
     pub(crate) fn new(policy: Policy, m: &KeyInputs, cluster: &Resource) -> OrderKey {
         match policy {
             Policy::Fair => fair_key(m),
@@ -151,6 +152,7 @@ impl OrderKey {
 /// usage / weight). A needy member's ratio is usage / min with usage below
 /// the min, so at most 1.0, whose bits are below 2^62; "not needy" is 2^62,
 /// after every needy ratio, as Hadoop puts needy members first.
+#[inline]
 fn fair_key(m: &KeyInputs) -> OrderKey {
     let usage = m.usage.memory_mb() as f64;
     let demand = m.demand.memory_mb();
@@ -179,6 +181,7 @@ fn fair_key(m: &KeyInputs) -> OrderKey {
 /// order (dominant first); then start time; then name.
 ///
 /// One word per resource type, the "not needy" class in the first word's top bit.
+#[inline]
 fn drf_key(m: &KeyInputs, cluster: &Resource) -> OrderKey {
     let weight = f64::from(m.weight);
     let mut usage_ratio = [0.0; N_RESOURCE_TYPES];
