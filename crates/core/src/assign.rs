@@ -253,12 +253,12 @@ impl ResourceManager {
                 };
                 left -= resource;
             }
-            let node = self.nodes.get_mut(idx);
-            if left.any_positive() && self.active[h.index()].is_some() {
-                node.preempted_for.insert(h, left);
+            let left = if left.any_positive() {
+                left
             } else {
-                node.preempted_for.remove(&h);
-            }
+                Resource::ZERO
+            };
+            self.set_aside(idx, h, left);
         }
     }
 

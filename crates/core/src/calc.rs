@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use weft_model::{N_RESOURCE_TYPES, Resource, ResourceType};
+use weft_model::Resource;
 use weft_queue_tree::Policy;
 
 /// Compares two amounts the way the queue's policy's calculator does.
@@ -17,32 +17,8 @@ pub(crate) fn policy_compare(
 ) -> Ordering {
     match policy {
         Policy::Fair | Policy::Fifo => a.memory_mb().cmp(&b.memory_mb()),
-        Policy::Drf => dominant_compare(cluster, a, b),
+        Policy::Drf => a.compare_shares(b, cluster),
     }
-}
-
-/// DominantResourceCalculator: compare each side's shares of the cluster,
-/// largest first, element by element.
-fn dominant_compare(cluster: &Resource, a: &Resource, b: &Resource) -> Ordering {
-    if a == b {
-        return Ordering::Equal;
-    }
-    let shares = |r: &Resource| {
-        let mut s: [f64; N_RESOURCE_TYPES] = [0.0; N_RESOURCE_TYPES];
-        for ty in ResourceType::ALL {
-            s[ty.index()] = r.share_of(ty, cluster);
-        }
-        s.sort_by(|x, y| y.total_cmp(x));
-        s
-    };
-    let (sa, sb) = (shares(a), shares(b));
-    for (x, y) in sa.iter().zip(&sb) {
-        match x.total_cmp(y) {
-            Ordering::Equal => continue,
-            other => return other,
-        }
-    }
-    Ordering::Equal
 }
 
 #[cfg(test)]

@@ -28,6 +28,9 @@ pub enum Input {
     NewApplication,
     /// A client submits an application.
     AppSubmitted(Submission),
+    /// The driver takes back an application it knew before a restart (from
+    /// its state store); answered like a submission.
+    AppRecovered(RecoveredApp),
     /// The application master registered with the RM.
     AmRegistered {
         /// The application.
@@ -150,6 +153,23 @@ pub struct Submission {
     pub app_type: String,
     /// Free-form tags.
     pub tags: Vec<String>,
+}
+
+/// An application taken back after a restart of the ResourceManager.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecoveredApp {
+    /// The submission as first accepted; its `queue` and `groups` are not
+    /// used, since a recovered app skips placement and ACL checks, as in Hadoop.
+    pub submission: Submission,
+    /// The leaf queue it ran in (`root.recovery` is used if that queue is now
+    /// a parent, as in Hadoop).
+    pub queue: QueuePath,
+    /// Its current attempt's number (1 for the first); earlier attempts
+    /// count as failed towards `max_app_attempts`.
+    pub attempt: u32,
+    /// True when that attempt's AM container had been allocated: its node
+    /// is expected to bring it back on re-registering, so none is asked for.
+    pub am_container_allocated: bool,
 }
 
 /// An AM's allocate call.

@@ -68,6 +68,17 @@ impl ResourceManager {
                     node.id, node.allocated, node.capability
                 ));
             }
+            for h in node.preempted_for.keys() {
+                if !self.active[h.index()]
+                    .as_ref()
+                    .is_some_and(|a| a.set_aside_on.contains(&idx))
+                {
+                    problems.push(format!(
+                        "node {} sets room aside for an app that does not list it",
+                        node.id
+                    ));
+                }
+            }
             if let Some(r) = node.reservation {
                 if !self.active[r.app.index()]
                     .as_ref()
@@ -128,6 +139,20 @@ impl ResourceManager {
                     "app {} pending asks disagree with the tree",
                     app.id
                 ));
+            }
+            for node in &app.set_aside_on {
+                let ok = self
+                    .nodes
+                    .arena
+                    .get(node.0 as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|n| n.preempted_for.contains_key(&app.handle));
+                if !ok {
+                    problems.push(format!(
+                        "app {} lists a node that sets no room aside for it",
+                        app.id
+                    ));
+                }
             }
             for node in &app.reservations {
                 let ok = self

@@ -62,7 +62,7 @@ mod view;
 
 pub use input::{
     ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, FinalStatus, Input, NodeHeartbeat,
-    NodeRegistration, RecoveredContainer, Submission,
+    NodeRegistration, RecoveredApp, RecoveredContainer, Submission,
 };
 pub use invariants::CoreInvariantViolation;
 pub use lifecycle::ask_anywhere;

@@ -8,9 +8,9 @@
 use weft_model::{
     AppId, AppPriority, AttemptId, Priority, QueuePath, Resource, ResourceType, Time,
 };
-use weft_queue_tree::{GroupMapping, NewApp, Placement, PlacementRequest, QueueAccess};
+use weft_queue_tree::{GroupMapping, NewApp, Placement, PlacementRequest, QueueAccess, QueueKind};
 
-use crate::input::{ANY, AllocateRequest, Ask, FinalStatus, Submission};
+use crate::input::{ANY, AllocateRequest, Ask, FinalStatus, RecoveredApp, Submission};
 use crate::output::{
     AllocateError, AllocateReply, AppError, AppState, Event, MoveError, NewApplicationReply,
     RegisterReply, StopReason, SubmitError, SubmitReply, exit_status,
@@ -20,6 +20,23 @@ use crate::rm::{ActiveApp, AppRecord, ResourceManager};
 
 /// The AM container is asked for at priority 0, as YARN's RM does.
 const AM_PRIORITY: Priority = Priority(0);
+
+/// Where a recovered app goes when its queue can no longer hold apps (Hadoop's choice).
+const RECOVERY_QUEUE: &str = "root.recovery";
+
+/// Where and how `admit` adds an app.
+struct Admission {
+    queue: QueuePath,
+    /// Placement allows creating the queue (and its missing parents).
+    create: bool,
+    /// The AM container's size, normalised; `None` for an unmanaged AM.
+    am_resource: Option<Resource>,
+    /// The attempt number to start at.
+    attempt: u32,
+    /// Ask for the AM container (false when a recovered attempt's AM container runs already).
+    ask_for_am: bool,
+    recovered: bool,
+}
 
 /// The groups a submission carries, served to placement.
 struct ListedGroups<'a>(&'a [String]);
@@ -108,6 +125,92 @@ impl ResourceManager {
             }
             None => None,
         };
+        self.admit(
+            now,
+            sub,
+            Admission {
+                queue,
+                create,
+                am_resource,
+                attempt: 1,
+                ask_for_am: true,
+                recovered: false,
+            },
+        )
+    }
+
+    /// Takes back an application after a restart of the ResourceManager:
+    /// into the queue it ran in, without placement or ACL checks (as Hadoop's
+    /// recovery does), or into `root.recovery` when that queue can no longer
+    /// hold apps. Its attempt keeps its number; an AM container already
+    /// allocated is not asked for again, since its node brings it back.
+    pub(crate) fn recover_app(
+        &mut self,
+        now: Time,
+        rec: RecoveredApp,
+    ) -> Result<SubmitReply, SubmitError> {
+        let RecoveredApp {
+            submission: sub,
+            queue,
+            attempt,
+            am_container_allocated,
+        } = rec;
+        if self.apps.contains_key(&sub.app) {
+            return Err(SubmitError::Duplicate(sub.app));
+        }
+        if sub.app.cluster_timestamp == self.settings.cluster_timestamp {
+            self.next_app_seq = self.next_app_seq.max(sub.app.seq.saturating_add(1));
+        }
+        self.flush_capacity();
+        let am_resource = sub.am_resource.map(|am| {
+            let max = self.settings.scheduler.max_allocation();
+            self.settings.scheduler.normalize(am, max)
+        });
+        // The queue must be a leaf (or creatable as one) under parents only.
+        let usable = queue.self_and_ancestors().all(|p| {
+            let wanted = if p == queue {
+                QueueKind::Leaf
+            } else {
+                QueueKind::Parent
+            };
+            self.tree
+                .queue_id(&p)
+                .is_none_or(|q| self.tree.queue_kind(q) == wanted)
+        });
+        let queue = if usable {
+            queue
+        } else {
+            QueuePath::parse(RECOVERY_QUEUE).expect("valid")
+        };
+        self.admit(
+            now,
+            sub,
+            Admission {
+                queue,
+                create: true,
+                am_resource,
+                attempt: attempt.max(1),
+                ask_for_am: !am_container_allocated,
+                recovered: true,
+            },
+        )
+    }
+
+    /// Adds a placed (or recovered) app to the tree and the books.
+    fn admit(
+        &mut self,
+        now: Time,
+        sub: Submission,
+        admission: Admission,
+    ) -> Result<SubmitReply, SubmitError> {
+        let Admission {
+            queue,
+            create,
+            am_resource,
+            attempt,
+            ask_for_am,
+            recovered,
+        } = admission;
         let mut missing: Vec<QueuePath> = queue
             .self_and_ancestors()
             .filter(|p| self.tree.queue_id(p).is_none())
@@ -155,7 +258,7 @@ impl ResourceManager {
             }
         }
         let h = added.handle;
-        let attempt = AttemptId::new(sub.app, 1);
+        let attempt = AttemptId::new(sub.app, attempt);
         let mut active = ActiveApp {
             id: sub.app,
             handle: h,
@@ -169,13 +272,16 @@ impl ResourceManager {
             am_registered: false,
             reservations: Default::default(),
             finishing: false,
-            failed_attempts: 0,
+            // A recovered app's earlier attempts are taken to have failed:
+            // the store does not say why they ended.
+            failed_attempts: attempt.attempt - 1,
             launched: false,
             memory_mb_ms: 0,
             vcore_ms: 0,
             holdings: Default::default(),
+            set_aside_on: Default::default(),
         };
-        if let Some(am) = am_resource {
+        if let Some(am) = am_resource.filter(|_| ask_for_am) {
             active.requests.add_any(
                 SchedKey {
                     priority: AM_PRIORITY,
@@ -198,6 +304,14 @@ impl ResourceManager {
         }
         self.tree.set_pending(h, pending);
         let (state, diagnostics) = match &added.waiting {
+            None if recovered && am_resource.is_some() && ask_for_am => (
+                AppState::Accepted,
+                "recovered after a resource manager restart: waiting for its application master container".to_owned(),
+            ),
+            None if recovered => (
+                AppState::Accepted,
+                "recovered after a resource manager restart: waiting for its application master to register again".to_owned(),
+            ),
             None => (
                 AppState::Accepted,
                 "accepted: waiting for its application master container".to_owned(),
@@ -539,9 +653,7 @@ impl ResourceManager {
         for node in reserved {
             self.release_reservation(node, "its application ended");
         }
-        for idx in self.nodes.indices().collect::<Vec<_>>() {
-            self.nodes.get_mut(idx).preempted_for.remove(&h);
-        }
+        self.drop_set_asides(h);
         let containers: Vec<_> = self.active(h).containers.values().copied().collect();
         for c in containers {
             self.end_container(

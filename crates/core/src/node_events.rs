@@ -68,6 +68,7 @@ impl ResourceManager {
                 );
             }
             self.release_reservation(idx, "its node re-registered");
+            self.clear_node_set_asides(idx);
             let node = self.nodes.remove(idx);
             debug_assert!(
                 node.containers
@@ -220,6 +221,16 @@ impl ResourceManager {
             app.containers.insert(rc.container.seq, cidx);
             app.holdings.add(rc.resource, is_am);
             app.next_container_seq = app.next_container_seq.max(rc.container.seq + 1);
+            app.launched = true;
+            let app_id = app.id;
+            if let Some(record) = self.apps.get_mut(&app_id) {
+                record.launched.get_or_insert(now);
+                // The AM of a recovered attempt may register again once its
+                // container is back.
+                if is_am {
+                    record.am_container = Some(rc.container);
+                }
+            }
         }
     }
 
@@ -327,6 +338,7 @@ impl ResourceManager {
                 None,
             );
         }
+        self.clear_node_set_asides(idx);
         let node = self.nodes.remove(idx);
         self.inactive_nodes.insert(
             node.id.clone(),

@@ -246,10 +246,46 @@ impl ResourceManager {
         }
         for app in out.claims_ended {
             if let Some(h) = self.handle_of(app) {
-                for idx in self.nodes.indices().collect::<Vec<_>>() {
-                    self.nodes.get_mut(idx).preempted_for.remove(&h);
+                self.drop_set_asides(h);
+            }
+        }
+    }
+
+    /// Sets `amount` aside on node `idx` for app `h` (nothing, when it is
+    /// zero), keeping the app's list of such nodes in step.
+    pub(crate) fn set_aside(&mut self, idx: NodeIdx, h: AppHandle, amount: Resource) {
+        let app = self.active.get_mut(h.index()).and_then(Option::as_mut);
+        let node = self.nodes.get_mut(idx);
+        match app {
+            Some(app) if !amount.is_zero() => {
+                node.preempted_for.insert(h, amount);
+                app.set_aside_on.insert(idx);
+            }
+            app => {
+                node.preempted_for.remove(&h);
+                if let Some(app) = app {
+                    app.set_aside_on.remove(&idx);
                 }
             }
+        }
+    }
+
+    /// Drops the room set aside on node `idx`, which is leaving or
+    /// re-registering.
+    pub(crate) fn clear_node_set_asides(&mut self, idx: NodeIdx) {
+        let apps: Vec<AppHandle> = self.nodes.get(idx).preempted_for.keys().copied().collect();
+        for h in apps {
+            self.set_aside(idx, h, Resource::ZERO);
+        }
+    }
+
+    /// Drops every room set aside for `h` (its claim or the app ended).
+    pub(crate) fn drop_set_asides(&mut self, h: AppHandle) {
+        let Some(app) = self.active.get_mut(h.index()).and_then(Option::as_mut) else {
+            return;
+        };
+        for idx in std::mem::take(&mut app.set_aside_on) {
+            self.nodes.get_mut(idx).preempted_for.remove(&h);
         }
     }
 
@@ -261,12 +297,8 @@ impl ResourceManager {
                 // The classic model sets nothing aside: the fair order hands
                 // the room to the starved queue.
                 if let (true, Some(h), Some(n)) = (t.set_aside, beneficiary, node) {
-                    *self
-                        .nodes
-                        .get_mut(n)
-                        .preempted_for
-                        .entry(h)
-                        .or_insert(Resource::ZERO) += t.resource;
+                    let left = self.nodes.get(n).preempted_for.get(&h).copied();
+                    self.set_aside(n, h, left.unwrap_or(Resource::ZERO) + t.resource);
                 }
                 self.events.push(Event::PreemptionWarned {
                     container: t.container,
@@ -303,12 +335,8 @@ impl ResourceManager {
             }
             TransitionKind::Withdrawn { reason } => {
                 if let (true, Some(h), Some(n)) = (t.set_aside, beneficiary, node) {
-                    let set_aside = &mut self.nodes.get_mut(n).preempted_for;
-                    if let Some(r) = set_aside.get_mut(&h) {
-                        *r -= t.resource;
-                        if r.is_zero() {
-                            set_aside.remove(&h);
-                        }
+                    if let Some(r) = self.nodes.get(n).preempted_for.get(&h).copied() {
+                        self.set_aside(n, h, r - t.resource);
                     }
                 }
                 self.events.push(Event::PreemptionWithdrawn {

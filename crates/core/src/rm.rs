@@ -230,6 +230,10 @@ pub(crate) struct ActiveApp {
     pub(crate) vcore_ms: u64,
     /// Lower bounds on the sizes of the containers it holds, for preemption.
     pub(crate) holdings: Holdings,
+    /// Nodes holding room preemption set aside for it: exactly the nodes
+    /// whose `preempted_for` names it, so ending the app or its claim visits
+    /// those instead of every node in the cluster.
+    pub(crate) set_aside_on: std::collections::BTreeSet<NodeIdx>,
 }
 
 impl ResourceManager {
@@ -298,6 +302,7 @@ impl ResourceManager {
             } => Reply::NodeUnregistered(self.unregister_node(now, &node, decommissioned)),
             Input::NewApplication => Reply::NewApplication(self.new_application()),
             Input::AppSubmitted(sub) => Reply::Submitted(self.submit(now, sub)),
+            Input::AppRecovered(rec) => Reply::Submitted(self.recover_app(now, rec)),
             Input::AmRegistered { app } => Reply::AmRegistered(self.register_am(now, app)),
             Input::Allocate(req) => Reply::Allocate(self.allocate(now, req)),
             Input::AttemptFinished {

@@ -23,6 +23,6 @@ mod time;
 
 pub use ids::{AppId, AppPriority, AttemptId, ContainerId, IdParseError, NodeId, Priority};
 pub use queue_path::{QueuePath, QueuePathError, sanitize_queue_name};
-pub use resource::{N_RESOURCE_TYPES, Resource, ResourceType, ratio};
+pub use resource::{N_RESOURCE_TYPES, Resource, ResourceType, compare_share_vectors, ratio};
 pub use resource_spec::{ResourceParseError, ResourceSpec, SpecKind, parse_resource};
 pub use time::{Duration, DurationParseError, Time};

@@ -6,6 +6,7 @@
 //! is added by extending `ResourceType` and `N_RESOURCE_TYPES`: every policy
 //! iterates over `ResourceType::ALL`, so none of them needs rewriting.
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
@@ -246,6 +247,22 @@ impl Resource {
             .fold(0.0, f64::max)
     }
 
+    /// Hadoop's `DominantResourceCalculator.compare`: each side's shares of
+    /// `cluster`, largest first, compared in turn.
+    pub fn compare_shares(&self, other: &Resource, cluster: &Resource) -> Ordering {
+        if self == other {
+            return Ordering::Equal;
+        }
+        let shares = |r: &Resource| {
+            let mut s = [0.0; N_RESOURCE_TYPES];
+            for ty in ResourceType::ALL {
+                s[ty.index()] = r.share_of(ty, cluster);
+            }
+            s
+        };
+        compare_share_vectors(shares(self), shares(other))
+    }
+
     /// Scales every component by `factor`, truncating (Hadoop's `multiplyAndRoundDown`).
     #[inline]
     #[must_use]
@@ -287,6 +304,23 @@ pub fn ratio(a: u64, b: u64) -> f64 {
     } else {
         a as f64 / b as f64
     }
+}
+
+/// Orders two vectors of shares as Hadoop's `DominantResourceCalculator`
+/// does: each sorted from the largest share down, then compared element by
+/// element. For callers whose shares are not a `Resource`'s (signed
+/// deficits, say); others use [`Resource::compare_shares`].
+pub fn compare_share_vectors(
+    mut a: [f64; N_RESOURCE_TYPES],
+    mut b: [f64; N_RESOURCE_TYPES],
+) -> Ordering {
+    a.sort_by(|x, y| y.total_cmp(x));
+    b.sort_by(|x, y| y.total_cmp(x));
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| x.total_cmp(y))
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
 }
 
 fn scale_trunc(v: u64, factor: f64) -> u64 {
@@ -372,6 +406,27 @@ mod tests {
         assert_eq!(Resource::UNBOUNDED + a, Resource::UNBOUNDED);
         assert_eq!(a.component_min(b), Resource::new(1024, 1));
         assert_eq!(a.component_max(b), Resource::new(2048, 2));
+    }
+
+    #[test]
+    fn shares_compare_largest_first() {
+        let cluster = Resource::new(1000, 10);
+        // 50% memory, 10% vcores against 20% memory, 50% vcores: the largest
+        // shares tie, so the second largest (20% against 10%) decides.
+        let a = Resource::new(500, 1);
+        let b = Resource::new(200, 5);
+        assert_eq!(a.compare_shares(&b, &cluster), Ordering::Less);
+        assert_eq!(b.compare_shares(&a, &cluster), Ordering::Greater);
+        assert_eq!(a.compare_shares(&a, &cluster), Ordering::Equal);
+        // Vectors in any order compare as their sorted selves.
+        assert_eq!(
+            compare_share_vectors([0.1, 0.5], [0.5, 0.1]),
+            Ordering::Equal
+        );
+        assert_eq!(
+            compare_share_vectors([0.6, 0.0], [0.5, 0.5]),
+            Ordering::Greater
+        );
     }
 
     #[test]

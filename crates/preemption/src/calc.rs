@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-use weft_model::{N_RESOURCE_TYPES, Resource, ResourceType};
+use weft_model::Resource;
 use weft_queue_tree::Policy;
 
 /// One queue's way of comparing resources.
@@ -36,19 +36,7 @@ impl Calc {
     pub(crate) fn compare(&self, a: &Resource, b: &Resource) -> Ordering {
         match self {
             Calc::Memory => a.memory_mb().cmp(&b.memory_mb()),
-            Calc::Dominant { cluster } => {
-                if a == b {
-                    return Ordering::Equal;
-                }
-                let (sa, sb) = (sorted_shares(a, cluster), sorted_shares(b, cluster));
-                for (x, y) in sa.iter().zip(&sb) {
-                    match x.total_cmp(y) {
-                        Ordering::Equal => continue,
-                        other => return other,
-                    }
-                }
-                Ordering::Equal
-            }
+            Calc::Dominant { cluster } => a.compare_shares(b, cluster),
         }
     }
 
@@ -81,15 +69,6 @@ impl Calc {
             a
         }
     }
-}
-
-fn sorted_shares(r: &Resource, cluster: &Resource) -> [f64; N_RESOURCE_TYPES] {
-    let mut shares = [0.0; N_RESOURCE_TYPES];
-    for ty in ResourceType::ALL {
-        shares[ty.index()] = r.share_of(ty, cluster);
-    }
-    shares.sort_by(|x, y| y.total_cmp(x));
-    shares
 }
 
 /// The order starved apps are served in: a total order that extends

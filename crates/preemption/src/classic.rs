@@ -29,7 +29,9 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use weft_model::{ContainerId, N_RESOURCE_TYPES, NodeId, QueuePath, Resource, Time};
+use weft_model::{
+    ContainerId, N_RESOURCE_TYPES, NodeId, QueuePath, Resource, Time, compare_share_vectors,
+};
 use weft_queue_tree::site::SchedulerSettings;
 
 use crate::calc::Calc;
@@ -388,20 +390,7 @@ impl<'v> Pass<'v> {
         };
         let mut order = Vec::new();
         for q in view.queues() {
-            let i = q.slot.0 as usize;
-            if i >= n_queues {
-                return Err(PreemptionError::SlotOutOfRange {
-                    kind: SlotKind::Queue,
-                    slot: q.slot.0,
-                    bound: n_queues,
-                });
-            }
-            if pass.queues[i].is_some() {
-                return Err(PreemptionError::DuplicateSlot {
-                    kind: SlotKind::Queue,
-                    slot: q.slot.0,
-                });
-            }
+            let i = SlotKind::Queue.index(q.slot.0, n_queues, |i| pass.queues[i].is_some())?;
             if q.is_leaf && !(0.0..=1.0).contains(&q.fair_share_preemption_threshold) {
                 return Err(PreemptionError::BadThreshold {
                     queue: q.path.clone(),
@@ -428,20 +417,8 @@ impl<'v> Pass<'v> {
             let info = q.info;
             let start = pass.apps.len();
             for app in view.apps(info.slot) {
-                let a = app.slot.0 as usize;
-                if a >= n_apps {
-                    return Err(PreemptionError::SlotOutOfRange {
-                        kind: SlotKind::App,
-                        slot: app.slot.0,
-                        bound: n_apps,
-                    });
-                }
-                if pass.flat_of_slot[a] != NONE {
-                    return Err(PreemptionError::DuplicateSlot {
-                        kind: SlotKind::App,
-                        slot: app.slot.0,
-                    });
-                }
+                let a =
+                    SlotKind::App.index(app.slot.0, n_apps, |a| pass.flat_of_slot[a] != NONE)?;
                 pass.flat_of_slot[a] = pass.apps.len() as u32;
                 pass.apps.push(PassApp {
                     info: app,
@@ -814,17 +791,9 @@ impl Signed {
                     for ((share, x), c) in shares.iter_mut().zip(s.0).zip(cluster.values()) {
                         *share = if c == 0 { 0.0 } else { x as f64 / c as f64 };
                     }
-                    shares.sort_by(|x, y| y.total_cmp(x));
                     shares
                 };
-                let (sa, sb) = (shares(a), shares(b));
-                for (x, y) in sa.iter().zip(&sb) {
-                    match x.total_cmp(y) {
-                        Ordering::Equal => continue,
-                        other => return other,
-                    }
-                }
-                Ordering::Equal
+                compare_share_vectors(shares(a), shares(b))
             }
         }
     }

@@ -20,6 +20,31 @@ pub enum SlotKind {
     Node,
 }
 
+impl SlotKind {
+    /// Where a slot the view lists goes in a table of `bound` entries; an
+    /// error if it is out of range or `seen` says the table holds it already
+    /// (a view that lists a queue or app twice would count it twice).
+    pub(crate) fn index(
+        self,
+        slot: u32,
+        bound: usize,
+        seen: impl FnOnce(usize) -> bool,
+    ) -> Result<usize, PreemptionError> {
+        let i = slot as usize;
+        if i >= bound {
+            return Err(PreemptionError::SlotOutOfRange {
+                kind: self,
+                slot,
+                bound,
+            });
+        }
+        if seen(i) {
+            return Err(PreemptionError::DuplicateSlot { kind: self, slot });
+        }
+        Ok(i)
+    }
+}
+
 impl fmt::Display for SlotKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -543,20 +543,7 @@ impl Pass {
         self.flat_of_slot.resize(n_apps, NONE);
 
         for q in view.queues() {
-            let i = q.slot.0 as usize;
-            if i >= n_queues {
-                return Err(PreemptionError::SlotOutOfRange {
-                    kind: SlotKind::Queue,
-                    slot: q.slot.0,
-                    bound: n_queues,
-                });
-            }
-            if self.paths[i].is_some() {
-                return Err(PreemptionError::DuplicateSlot {
-                    kind: SlotKind::Queue,
-                    slot: q.slot.0,
-                });
-            }
+            let i = SlotKind::Queue.index(q.slot.0, n_queues, |i| self.paths[i].is_some())?;
             self.paths[i] = Some(q.path.clone());
             let calc = Calc::for_policy(q.policy, cluster);
             self.tables.queues[i] = VictimQueue::new(
@@ -603,20 +590,8 @@ impl Pass {
             let leaf = self.leaves[l].slot;
             let start = self.infos.len();
             for app in view.apps(leaf) {
-                let i = app.slot.0 as usize;
-                if i >= n_apps {
-                    return Err(PreemptionError::SlotOutOfRange {
-                        kind: SlotKind::App,
-                        slot: app.slot.0,
-                        bound: n_apps,
-                    });
-                }
-                if self.flat_of_slot[i] != NONE {
-                    return Err(PreemptionError::DuplicateSlot {
-                        kind: SlotKind::App,
-                        slot: app.slot.0,
-                    });
-                }
+                let i =
+                    SlotKind::App.index(app.slot.0, n_apps, |i| self.flat_of_slot[i] != NONE)?;
                 self.flat_of_slot[i] = self.infos.len() as u32;
                 let timers = match context.apps.get(i) {
                     Some(Some(t)) if t.id == app.id => *t,

@@ -12,7 +12,9 @@
 //! The protocol bookkeeping the core leaves to drivers lives here too: the
 //! `responseId` sessions that make a repeated heartbeat or allocate call
 //! return the same answer without doing anything twice, launch contexts for
-//! AM containers, and access checks for kill, move and priority.
+//! AM containers, the nodes' own words about containers that ended (handed
+//! to their AMs), access checks for kill, move and priority, and the state
+//! store's records (with the recovery of the apps it holds at start).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,7 +28,7 @@ use weft_core::{
     NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, RegisterReply, Reply,
     ResourceManager, SubmitError, SubmitReply, exit_status,
 };
-use weft_model::{AppId, AppPriority, NodeId, QueuePath, Time};
+use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
 use crate::access::{AclSettings, Identity};
@@ -35,6 +37,7 @@ use crate::dto::am::AllocateResponseDto;
 use crate::dto::nm::NodeHeartbeatResponse;
 use crate::event_log::EventLog;
 use crate::metrics::{Metrics, SchedulerMetrics};
+use crate::state_store::{StateStore, StoredApp};
 use crate::view::{AppExtra, AppView, View};
 
 /// Commands handled in one wake-up, at most.
@@ -135,6 +138,8 @@ pub(crate) enum Command {
     Heartbeat {
         hb: NodeHeartbeat,
         response_id: u64,
+        /// The node's diagnostics of containers it reports complete.
+        diagnostics: Vec<(ContainerId, String)>,
         reply: Tx<Arc<NodeHeartbeatResponse>>,
     },
     UnregisterNode {
@@ -244,9 +249,23 @@ impl RmHandle {
         hb: NodeHeartbeat,
         response_id: u64,
     ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
+        self.heartbeat_with_diagnostics(hb, response_id, Vec::new())
+            .await
+    }
+
+    /// A node heartbeat carrying `response_id` and the node's diagnostics of
+    /// containers it reports complete; the container's AM is given those
+    /// words (for example why the node killed it) instead of the RM's.
+    pub async fn heartbeat_with_diagnostics(
+        &self,
+        hb: NodeHeartbeat,
+        response_id: u64,
+        diagnostics: Vec<(ContainerId, String)>,
+    ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
         self.call(|reply| Command::Heartbeat {
             hb,
             response_id,
+            diagnostics,
             reply,
         })
         .await
@@ -415,6 +434,9 @@ struct Actor {
     ams: BTreeMap<AppId, AmSession>,
     metrics: SchedulerMetrics,
     event_log: Option<EventLog>,
+    store: Option<StateStore>,
+    /// Nodes' diagnostics of completed containers, until their AM hears of them.
+    node_diagnostics: BTreeMap<ContainerId, String>,
     version: u64,
     dirty: bool,
     force_publish: bool,
@@ -425,6 +447,14 @@ struct Actor {
     deferred: Vec<Box<dyn FnOnce() + Send>>,
 }
 
+/// What the actor keeps across restarts: the state store, and the apps it
+/// held when the RM started, to take back first.
+#[derive(Default)]
+pub(crate) struct Recovery {
+    pub(crate) store: Option<StateStore>,
+    pub(crate) apps: Vec<StoredApp>,
+}
+
 /// Starts the actor on the current runtime; it stops when `shutdown`
 /// resolves (or every handle is dropped), flushing the event log.
 pub(crate) fn spawn(
@@ -433,6 +463,7 @@ pub(crate) fn spawn(
     settings: ActorSettings,
     metrics: Arc<Metrics>,
     event_log: Option<EventLog>,
+    recovery: Recovery,
     shutdown: oneshot::Receiver<()>,
 ) -> (RmHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(settings.command_queue);
@@ -447,6 +478,8 @@ pub(crate) fn spawn(
         ams: BTreeMap::new(),
         metrics: SchedulerMetrics::new(metrics),
         event_log,
+        store: recovery.store,
+        node_diagnostics: BTreeMap::new(),
         version: 0,
         dirty: true,
         force_publish: false,
@@ -454,6 +487,7 @@ pub(crate) fn spawn(
         last_publish_cost: Duration::ZERO,
         deferred: Vec::new(),
     };
+    actor.recover(actor.clock.now(), recovery.apps);
     actor.publish(actor.clock.now());
     let handle = RmHandle {
         tx,
@@ -581,9 +615,10 @@ impl Actor {
             Command::Heartbeat {
                 hb,
                 response_id,
+                diagnostics,
                 reply,
             } => {
-                let res = self.heartbeat(now, hb, response_id);
+                let res = self.heartbeat(now, hb, response_id, diagnostics);
                 let _ = reply.send(res);
             }
             Command::UnregisterNode { node, reply } => {
@@ -779,6 +814,7 @@ impl Actor {
         now: Time,
         hb: NodeHeartbeat,
         response_id: u64,
+        diagnostics: Vec<(ContainerId, String)>,
     ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
         let Some(session) = self.nodes.get(&hb.node) else {
             return Err(NodeError::NotRegistered(hb.node).into());
@@ -799,6 +835,15 @@ impl Actor {
         let node = hb.node.clone();
         let out = self.core.handle(now, Input::NodeHeartbeat(hb));
         self.absorb(now, &out.events);
+        // Only completions the core took from this report reach an AM.
+        for (container, words) in diagnostics {
+            let completed_now = out.events.iter().any(
+                |e| matches!(e, Event::ContainerCompleted { container: c, .. } if *c == container),
+            );
+            if completed_now && !words.trim().is_empty() {
+                self.node_diagnostics.insert(container, words);
+            }
+        }
         let reply = match out.reply {
             Reply::NodeHeartbeat(Ok(r)) => r,
             Reply::NodeHeartbeat(Err(e)) => {
@@ -835,6 +880,7 @@ impl Actor {
     ) -> Result<SubmitReply, RmError> {
         let app = sub.app;
         let known = self.extras.contains_key(&app);
+        let stored = self.store.is_some().then(|| sub.clone());
         let out = self.core.handle(now, Input::AppSubmitted(sub));
         let res = match out.reply {
             Reply::Submitted(r) => r.map_err(RmError::from),
@@ -843,6 +889,9 @@ impl Actor {
         match &res {
             Ok(reply) => {
                 self.metrics.app_submitted(&reply.queue);
+                if let (Some(store), Some(sub)) = (&mut self.store, &stored) {
+                    store.submitted(sub, &reply.queue, &extra);
+                }
                 self.extras.insert(app, extra);
             }
             Err(RmError::Submit(SubmitError::Duplicate(_))) => {}
@@ -881,13 +930,20 @@ impl Actor {
         }
         let out = self.core.handle(now, Input::Allocate(req));
         self.absorb(now, &out.events);
-        let reply = match out.reply {
+        let mut reply = match out.reply {
             Reply::Allocate(Ok(r)) => r,
             Reply::Allocate(Err(e)) => return Err(e.into()),
             _ => return Err(RmError::Unexpected { what: "allocate" }),
         };
         if let Some(p) = &reply.preemption {
             self.metrics.preemption_warned(p.containers.len());
+        }
+        if !self.node_diagnostics.is_empty() {
+            for c in &mut reply.completed {
+                if let Some(words) = self.node_diagnostics.remove(&c.container) {
+                    c.diagnostics = words.into();
+                }
+            }
         }
         let clock = self.clock;
         let res = Arc::new(AllocateResponseDto::from_reply(
@@ -1021,8 +1077,32 @@ impl Actor {
         }
     }
 
-    /// Turns the core's decisions into logs, metrics, the event log and the
-    /// shell's own books.
+    /// Takes back the apps the state store held when the RM started.
+    fn recover(&mut self, now: Time, apps: Vec<StoredApp>) {
+        for stored in apps {
+            let app = stored.recovered.submission.app;
+            let out = self.core.handle(now, Input::AppRecovered(stored.recovered));
+            match out.reply {
+                Reply::Submitted(Ok(reply)) => {
+                    tracing::info!(app = %app, queue = %reply.queue, "application recovered from the state store");
+                    self.extras.insert(app, stored.extra);
+                }
+                Reply::Submitted(Err(e)) => {
+                    tracing::warn!(app = %app, error = %e, "application in the state store not recovered");
+                    if let Some(store) = &mut self.store {
+                        store.ended(app);
+                    }
+                }
+                _ => {
+                    tracing::error!(app = %app, "the scheduler answered a recovery with an unexpected reply")
+                }
+            }
+            self.absorb(now, &out.events);
+        }
+    }
+
+    /// Turns the core's decisions into logs, metrics, the event log, the
+    /// state store and the shell's own books.
     fn absorb(&mut self, now: Time, events: &[Event]) {
         if events.is_empty() {
             return;
@@ -1031,6 +1111,20 @@ impl Actor {
         for e in events {
             if let Some(log) = &mut self.event_log {
                 log.write(at, e);
+            }
+            if let Some(store) = &mut self.store {
+                match e {
+                    Event::ContainerAllocated {
+                        container,
+                        is_am: true,
+                        ..
+                    } => store.am_allocated(*container),
+                    Event::AttemptFinished { app, outcome: None } => store.attempt_failed(*app),
+                    Event::AppStateChanged { app, state, .. } if state.is_final() => {
+                        store.ended(*app);
+                    }
+                    _ => {}
+                }
             }
             match e {
                 Event::ContainerAllocated {
@@ -1074,6 +1168,9 @@ impl Actor {
                     if state.is_final() {
                         self.metrics.app_ended(queue, *state);
                         self.ams.remove(app);
+                        if !self.node_diagnostics.is_empty() {
+                            self.node_diagnostics.retain(|c, _| c.app() != *app);
+                        }
                         if let Some(extra) = self.extras.get_mut(app) {
                             extra.launch_context = None;
                             extra.am_node = None;

@@ -93,6 +93,10 @@ pub struct ServiceSettings {
     pub groups_file: Option<PathBuf>,
     /// `yarn.webapp.enable-rest-app-submissions` (default true).
     pub rest_submissions: bool,
+    /// `weft.rm.state-store.dir` (default none: off): where the RM keeps
+    /// what it needs to take its applications back after a restart
+    /// (relative to the configuration directory).
+    pub state_store: Option<PathBuf>,
 }
 
 impl Default for ServiceSettings {
@@ -107,6 +111,7 @@ impl Default for ServiceSettings {
             event_log: None,
             groups_file: None,
             rest_submissions: true,
+            state_store: None,
         }
     }
 }
@@ -242,6 +247,9 @@ impl RmConfig {
         service.event_log = service
             .event_log
             .map(|p| resolve(dir, &p.to_string_lossy()));
+        service.state_store = service
+            .state_store
+            .map(|p| resolve(dir, &p.to_string_lossy()));
         Ok(RmConfig {
             source: ConfSource::Dir(dir.to_owned()),
             alloc_path: Some(alloc_path),
@@ -350,6 +358,7 @@ const KNOWN_SERVICE: &[&str] = &[
     names::COMMAND_QUEUE,
     names::EVENT_LOG,
     names::GROUPS_FILE,
+    names::STATE_STORE,
 ];
 
 mod names {
@@ -362,6 +371,7 @@ mod names {
     pub(super) const COMMAND_QUEUE: &str = "weft.rm.command-queue";
     pub(super) const EVENT_LOG: &str = "weft.rm.event-log.file";
     pub(super) const GROUPS_FILE: &str = "weft.rm.groups.file";
+    pub(super) const STATE_STORE: &str = "weft.rm.state-store.dir";
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
     pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
     pub(super) const MAX_COMPLETED: &str = "yarn.resourcemanager.max-completed-applications";
@@ -445,6 +455,9 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     s.groups_file = value(names::GROUPS_FILE)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
+    s.state_store = value(names::STATE_STORE)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
     for p in config.with_prefix(names::PREFIX) {
         if !KNOWN_SERVICE.contains(&p.name.as_str()) {
             warnings.push(format!(
@@ -467,16 +480,7 @@ mod tests {
 
     use super::*;
 
-    fn site(props: &[(&str, &str)]) -> String {
-        let mut text = String::from("<configuration>\n");
-        for (n, v) in props {
-            text.push_str(&format!(
-                "  <property><name>{n}</name><value>{v}</value></property>\n"
-            ));
-        }
-        text.push_str("</configuration>\n");
-        text
-    }
+    use weft_test_support::site_xml as site;
 
     #[test]
     fn the_shipped_configuration_loads_without_warnings() {
@@ -492,6 +496,7 @@ mod tests {
             ("weft.rm.listen", "0.0.0.0:9000"),
             ("weft.rm.view-refresh-ms", "0"),
             ("weft.rm.event-log.file", "events.jsonl"),
+            ("weft.rm.state-store.dir", "state"),
             ("yarn.resourcemanager.am.max-attempts", "4"),
             ("weft.rm.lsiten", "x"),
         ]);
@@ -502,10 +507,11 @@ mod tests {
             config.service.event_log,
             Some(PathBuf::from("events.jsonl"))
         );
+        assert_eq!(config.service.state_store, Some(PathBuf::from("state")));
         assert_eq!(config.core.max_app_attempts, 4);
         expect![[r#"
             [
-                "built-in weft-site.xml: line 6, column 40: unknown service property weft.rm.lsiten (a typo?) is ignored",
+                "built-in weft-site.xml: line 7, column 38: unknown service property weft.rm.lsiten (a typo?) is ignored",
             ]
         "#]]
         .assert_debug_eq(&config.warnings);
@@ -518,9 +524,9 @@ mod tests {
         let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
         expect![[r#"
             built-in weft-site.xml: invalid service settings:
-              line 2, column 40: property weft.rm.listen: "localhost" is not a socket address such as 127.0.0.1:8088
-              line 3, column 51: property weft.rm.max-request-bytes: "0" is not a positive whole number
-              line 4, column 65: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
+              line 2, column 38: property weft.rm.listen: "localhost" is not a socket address such as 127.0.0.1:8088
+              line 3, column 49: property weft.rm.max-request-bytes: "0" is not a positive whole number
+              line 4, column 63: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
         .assert_eq(&err.to_string());
     }
 

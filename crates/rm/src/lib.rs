@@ -5,7 +5,8 @@
 //! core's `Time` in one place (`clock`); GETs read published snapshots
 //! (`view`). Around that: configuration loading (`config`), the wire formats
 //! (`dto`), Prometheus metrics (`metrics`), live reload of the allocation
-//! file (`reload`), the decision log (`event_log`), start and shutdown
+//! file (`reload`), the decision log (`event_log`), the optional state store
+//! that lets apps survive a restart (`state_store`), start and shutdown
 //! (`server`), and the client side used by the `weft` command (`client`,
 //! `cli`, `load`).
 //!
@@ -25,6 +26,7 @@ pub mod load;
 pub mod metrics;
 pub mod reload;
 pub mod server;
+pub mod state_store;
 #[cfg(test)]
 mod testing;
 pub mod view;

@@ -18,13 +18,14 @@ use tokio::task::JoinHandle;
 use weft_core::ResourceManager;
 
 use crate::access::AclSettings;
-use crate::actor::{self, ActorSettings, RmHandle};
+use crate::actor::{self, ActorSettings, Recovery, RmHandle};
 use crate::clock::Clock;
 use crate::config::RmConfig;
 use crate::event_log::EventLog;
 use crate::http::{ApiParts, ApiState, router};
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
+use crate::state_store::{StateStore, StateStoreError};
 
 /// How often histogram samples are folded into buckets.
 const UPKEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
@@ -40,6 +41,9 @@ pub enum StartError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The state store could not be opened.
+    #[error(transparent)]
+    StateStore(#[from] StateStoreError),
 }
 
 /// Why serving stopped other than by the shutdown trigger.
@@ -88,6 +92,20 @@ impl Service {
             enabled: scheduler.acl_enable,
             admins: scheduler.admin_acl.clone(),
         };
+        let recovery = match &config.service.state_store {
+            Some(dir) => {
+                let (store, apps, warnings) = StateStore::open(dir)?;
+                for w in &warnings {
+                    tracing::warn!("{w}");
+                }
+                tracing::info!(path = %store.path().display(), apps = apps.len(), "state store open");
+                Recovery {
+                    store: Some(store),
+                    apps,
+                }
+            }
+            None => Recovery::default(),
+        };
         let (stop_actor, actor_stop_rx) = oneshot::channel();
         let (handle, actor) = actor::spawn(
             core,
@@ -101,6 +119,7 @@ impl Service {
             },
             metrics.clone(),
             event_log,
+            recovery,
             actor_stop_rx,
         );
         let reloader = Arc::new(Reloader::new(

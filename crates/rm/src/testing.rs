@@ -47,14 +47,7 @@ pub(crate) fn site(extra: &[(&str, &str)]) -> String {
         ("weft.rm.max-request-bytes", "4096"),
     ];
     props.extend_from_slice(extra);
-    let mut text = String::from("<configuration>\n");
-    for (n, v) in props {
-        text.push_str(&format!(
-            "<property><name>{n}</name><value>{v}</value></property>\n"
-        ));
-    }
-    text.push_str("</configuration>\n");
-    text
+    weft_test_support::site_xml(&props)
 }
 
 /// A service on the test configuration (plus `extra` site properties).

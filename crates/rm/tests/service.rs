@@ -45,20 +45,13 @@ const ALLOC_WITH_ADMINS: &str = r#"<allocations>
 </allocations>"#;
 
 fn site(extra: &[(&str, &str)]) -> String {
-    let mut text = String::from("<configuration>\n");
     let base = [
         ("yarn.scheduler.minimum-allocation-mb", "1024"),
         ("yarn.scheduler.maximum-allocation-mb", "8192"),
         ("yarn.scheduler.fair.assignmultiple", "true"),
         ("weft.rm.view-refresh-ms", "0"),
     ];
-    for (n, v) in base.iter().chain(extra) {
-        text.push_str(&format!(
-            "<property><name>{n}</name><value>{v}</value></property>\n"
-        ));
-    }
-    text.push_str("</configuration>\n");
-    text
+    weft_test_support::site_xml(&[&base[..], extra].concat())
 }
 
 /// A running server on an ephemeral port, and how to stop it.
@@ -576,15 +569,6 @@ async fn decisions_are_logged_as_json_lines() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Where `promtool` is: on PATH (Debian: `apt-get install -y prometheus`).
-fn promtool() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join("promtool"))
-        .find(|p| p.is_file())
-        .expect("promtool is not on PATH; install it (Debian: apt-get install -y prometheus)")
-}
-
 #[tokio::test(start_paused = true)]
 async fn metrics_pass_promtool() {
     let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
@@ -609,7 +593,7 @@ async fn metrics_pass_promtool() {
     let text = String::from_utf8(answer.body.to_vec()).unwrap();
     server.shutdown().await;
 
-    let mut child = std::process::Command::new(promtool())
+    let mut child = std::process::Command::new(weft_test_support::promtool())
         .args(["check", "metrics"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -157,6 +157,21 @@ fn label(v: f64) -> String {
     }
 }
 
+/// Horizontal grid lines at round values up to `ymax`, labelled on the left.
+fn y_grid(out: &mut String, ymax: f64, x0: f64, x1: f64, sy: impl Fn(f64) -> f64) {
+    for t in nice_ticks(0.0, ymax, 5) {
+        let _ = writeln!(
+            out,
+            r##"<path d="M{} {}H{}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
+            f(x0),
+            f(sy(t)),
+            f(x1),
+            f(x0 - 6.0),
+            f(sy(t) + 4.0),
+            label(t)
+        );
+    }
+}
 fn header(out: &mut String, title: &str) {
     let _ = writeln!(
         out,
@@ -278,18 +293,7 @@ impl LineChart {
         let sy = |y: f64| y0 - (y / ymax).clamp(0.0, 1.05) * (y0 - y1);
         let mut out = String::new();
         header(&mut out, &self.title);
-        for t in nice_ticks(0.0, ymax, 5) {
-            let _ = writeln!(
-                out,
-                r##"<path d="M{} {}H{}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-                f(x0),
-                f(sy(t)),
-                f(x1),
-                f(x0 - 6.0),
-                f(sy(t) + 4.0),
-                label(t)
-            );
-        }
+        y_grid(&mut out, ymax, x0, x1, sy);
         let xticks: Vec<(f64, String)> = if self.x_log {
             (xmin as i32..=xmax as i32)
                 .map(|e| (f64::from(e), label(10f64.powi(e))))
@@ -407,18 +411,7 @@ impl BarChart {
         let slot = (x1 - x0) / n_cat as f64;
         let mut out = String::new();
         header(&mut out, &self.title);
-        for t in nice_ticks(0.0, ymax, 5) {
-            let _ = writeln!(
-                out,
-                r##"<path d="M{} {}H{}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-                f(x0),
-                f(sy(t)),
-                f(x1),
-                f(x0 - 6.0),
-                f(sy(t) + 4.0),
-                label(t)
-            );
-        }
+        y_grid(&mut out, ymax, x0, x1, sy);
         let n_series = self.series.len().max(1);
         for (c, cat) in self.categories.iter().enumerate() {
             let left = x0 + slot * c as f64 + slot * 0.12;

@@ -3,12 +3,15 @@
 //! This crate is a dev-dependency only and, unlike the pure crates, may read
 //! the clock: [`timing`] is the tiny benchmark harness every `benches/` target
 //! uses, so the pure crates' own code never touches `Instant`. [`scenario`]
-//! drives the core from text fixtures for the data-driven tests.
+//! drives the core from text fixtures for the data-driven tests; [`fixtures`]
+//! holds the small ones several crates' tests share.
 
+pub mod fixtures;
 pub mod measure;
 pub mod scenario;
 pub mod timing;
 
+pub use fixtures::{promtool, site_xml};
 pub use measure::{rss_bytes, time_once};
 pub use std::hint::black_box;
 pub use timing::{Summary, bench};

@@ -1,12 +1,19 @@
-//! The `weft` command: `weft rm` runs the ResourceManager; `weft
-//! application`, `weft queue`, `weft node` and `weft rmadmin` are YARN-style
-//! clients of its REST API (YARN's single-dash spellings work: `weft
-//! application -list`); `weft load` drives a running RM with simulated nodes
-//! and AMs.
+//! The `weft` command: `weft rm` runs the ResourceManager and `weft nm` a
+//! node agent; `weft local` runs both, a whole cluster on loopback; `weft
+//! app submit` runs a distributed-shell application; `weft application`,
+//! `weft queue`, `weft node` and `weft rmadmin` are YARN-style clients of
+//! the RM's REST API (YARN's single-dash spellings work: `weft application
+//! -list`); `weft load` drives a running RM with simulated nodes and AMs;
+//! `weft sim` runs the simulator.
 //!
-//! This file only parses arguments, sets up logging and signals, and prints;
-//! the work is `weft-rm`'s. New subcommands (the simulator's `weft sim`) are
-//! one more variant of `Command` and one more arm in `main`.
+//! This file and its modules (`app`, `nm`, `local`) only parse arguments,
+//! set up logging and signals, and print; the work is `weft-rm`'s,
+//! `weft-nm`'s and `weft-sim`'s. A new subcommand is one more variant of
+//! `Command` and one more arm in `run`.
+
+mod app;
+mod local;
+mod nm;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -48,6 +55,12 @@ enum LogFormat {
 enum Command {
     /// Run the ResourceManager.
     Rm(RmArgs),
+    /// Run a node agent: registers with the RM and runs its containers as processes.
+    Nm(nm::NmArgs),
+    /// A local cluster on loopback: the RM, node agents, and a demo.
+    Local(local::LocalArgs),
+    /// Distributed-shell applications: submit (and run), status, list, kill.
+    App(app::AppArgs),
     /// Applications: -list, -status, -kill, -movetoqueue, -updatePriority.
     Application(ApplicationArgs),
     /// Queues: -status.
@@ -75,6 +88,10 @@ struct RmArgs {
     /// (overrides weft.rm.event-log.file).
     #[arg(long)]
     event_log: Option<PathBuf>,
+    /// Keep applications across restarts in this directory (overrides
+    /// weft.rm.state-store.dir).
+    #[arg(long)]
+    state_store: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -88,13 +105,16 @@ struct Client {
 }
 
 impl Client {
-    fn connect(&self) -> anyhow::Result<RmClient> {
-        let user = self
-            .user
+    /// The user to act as.
+    fn user(&self) -> String {
+        self.user
             .clone()
             .or_else(|| std::env::var("USER").ok())
-            .or_else(|| Some("dr.who".to_owned()));
-        Ok(RmClient::new(&self.rm, user)?)
+            .unwrap_or_else(|| "dr.who".to_owned())
+    }
+
+    fn connect(&self) -> anyhow::Result<RmClient> {
+        Ok(RmClient::new(&self.rm, Some(self.user()))?)
     }
 }
 
@@ -249,9 +269,9 @@ fn yarn_spellings(args: impl Iterator<Item = String>) -> Vec<String> {
     .collect()
 }
 
-fn init_logging(format: LogFormat) {
+fn init_logging(format: LogFormat, default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -279,7 +299,13 @@ fn main() -> ExitCode {
             }
         };
     }
-    init_logging(args.log_format);
+    // A local cluster prints its own story; its components' logs would drown it.
+    let level = if matches!(args.command, Command::Local(_) | Command::App(_)) {
+        "warn"
+    } else {
+        "info"
+    };
+    init_logging(args.log_format, level);
     // `weft load --threads 1` runs on one thread: each request costs less
     // without work stealing, which helps on a machine the load generator
     // has to itself with the RM; on a busy machine more threads get it more
@@ -303,15 +329,35 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("weft: {e:#}");
+            eprintln!("weft: {}", describe(&e));
             ExitCode::FAILURE
         }
     }
 }
 
+/// An error and its causes on one line, each said once: some errors
+/// already end with their source's words, which `{:#}` would repeat.
+fn describe(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let words = cause.to_string();
+        if text.contains(&words) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&words);
+    }
+    text
+}
+
 async fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Rm(a) => rm(a).await,
+        Command::Nm(a) => nm::run(a).await,
+        Command::Local(a) => local::run(a).await,
+        Command::App(a) => app::run(a).await,
         Command::Application(a) => application(a).await,
         Command::Queue(a) => {
             let mut c = a.client.connect()?;
@@ -334,7 +380,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
 }
 
 #[expect(clippy::print_stdout, reason = "the CLI's output is its purpose")]
-fn print(text: String) {
+pub(crate) fn print(text: String) {
     print!("{text}");
 }
 
@@ -346,6 +392,9 @@ async fn rm(a: RmArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = a.event_log {
         config.service.event_log = Some(path);
+    }
+    if let Some(dir) = a.state_store {
+        config.service.state_store = Some(dir);
     }
     let listen = a.listen.unwrap_or(config.service.listen);
     let source = config.source.clone();
@@ -359,7 +408,7 @@ async fn rm(a: RmArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -461,6 +510,65 @@ mod tests {
     }
 
     #[test]
+    fn causes_are_said_once() {
+        #[derive(Debug)]
+        struct Connect(std::io::Error);
+        impl std::fmt::Display for Connect {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "cannot connect: {}", self.0)
+            }
+        }
+        impl std::error::Error for Connect {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = std::io::Error::other("connection refused");
+        let e = anyhow::Error::new(Connect(io)).context("cannot list the nodes");
+        assert_eq!(
+            describe(&e),
+            "cannot list the nodes: cannot connect: connection refused"
+        );
+    }
+
+    #[test]
+    fn app_submit_keeps_its_command_whole() {
+        let parsed = Weft::try_parse_from(yarn_spellings(
+            [
+                "weft",
+                "app",
+                "submit",
+                "--queue",
+                "root.a",
+                "--user",
+                "alice",
+                "--num-containers",
+                "4",
+                "--memory-mb",
+                "512",
+                "--vcores",
+                "1",
+                "--command",
+                "sh -c \"echo -n hi\"",
+                "--env",
+                "A=1",
+            ]
+            .into_iter()
+            .map(str::to_owned),
+        ))
+        .unwrap();
+        let Command::App(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        let text = format!("{a:?}");
+        assert!(
+            text.contains(r#"command: "sh -c \"echo -n hi\"""#),
+            "{text}"
+        );
+        assert!(text.contains(r#"user: Some("alice")"#), "{text}");
+    }
+
+    #[test]
     fn yarn_single_dash_options_are_accepted() {
         assert_eq!(
             args("weft application -list -appStates ALL"),
@@ -491,5 +599,13 @@ mod tests {
         assert!(Weft::try_parse_from(args("weft node -list -states RUNNING,LOST")).is_ok());
         assert!(Weft::try_parse_from(args("weft queue -status root.dev")).is_ok());
         assert!(Weft::try_parse_from(args("weft rm --conf conf --listen 127.0.0.1:0")).is_ok());
+        assert!(Weft::try_parse_from(args("weft rm --state-store /var/lib/weft")).is_ok());
+        assert!(Weft::try_parse_from(args("weft local --nodes 2 --no-demo")).is_ok());
+        assert!(
+            Weft::try_parse_from(args("weft app status application_1_0001 --rm http://rm:1"))
+                .is_ok()
+        );
+        assert!(Weft::try_parse_from(args("weft app kill application_1_0001")).is_ok());
+        assert!(Weft::try_parse_from(args("weft app list --all")).is_ok());
     }
 }

@@ -158,6 +158,20 @@ impl NodeHeartbeatRequest {
         }
         Ok(NodeHeartbeat { node, statuses })
     }
+
+    /// The node's diagnostics of the containers it reports complete (only
+    /// valid ids with non-empty words).
+    pub fn completed_diagnostics(&self) -> Vec<(ContainerId, String)> {
+        self.containers
+            .iter()
+            .filter(|c| c.state == "COMPLETE")
+            .filter_map(|c| {
+                let words = c.diagnostics.as_deref()?.trim();
+                let id = c.container_id.parse().ok()?;
+                (!words.is_empty()).then(|| (id, words.to_owned()))
+            })
+            .collect()
+    }
 }
 
 /// The answer to a heartbeat.

@@ -20,11 +20,11 @@ use crate::reload::ReloadError;
 
 pub(super) async fn info(State(s): State<ApiState>, format: Format) -> Wire<ClusterInfoDto> {
     let view = s.rm().view();
-    Wire::ok(
-        format,
-        "clusterInfo",
-        ClusterInfoDto::new(s.0.cluster_id, view.epoch_origin_ms),
-    )
+    let mut info = ClusterInfoDto::new(s.0.cluster_id, view.epoch_origin_ms);
+    if s.0.service.state_store.is_some() {
+        "weft.JsonLinesStateStore".clone_into(&mut info.rm_state_store_name);
+    }
+    Wire::ok(format, "clusterInfo", info)
 }
 
 pub(super) async fn metrics(State(s): State<ApiState>, format: Format) -> Wire<ClusterMetricsDto> {

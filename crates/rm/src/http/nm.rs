@@ -39,7 +39,11 @@ pub(super) async fn heartbeat(State(s): State<ApiState>, req: Request) -> Respon
     timed(Some(histogram), "/ws/v1/nm/heartbeat", async {
         let Payload(body) = Payload::<NodeHeartbeatRequest>::from_request(req, &s).await?;
         let hb = body.to_heartbeat()?;
-        let reply = s.rm().heartbeat(hb, body.response_id).await?;
+        let diagnostics = body.completed_diagnostics();
+        let reply = s
+            .rm()
+            .heartbeat_with_diagnostics(hb, body.response_id, diagnostics)
+            .await?;
         Ok(json_response(&*reply))
     })
     .await

@@ -6,18 +6,7 @@ use expect_test::{Expect, expect};
 use super::*;
 use crate::site::parse_site_file;
 
-/// Wraps `(name, value)` pairs in a configuration file, one property per line
-/// from line 2, so a property's value starts at column 25 + len(name).
-fn site(pairs: &[(&str, &str)]) -> String {
-    let mut text = String::from("<configuration>\n");
-    for (name, value) in pairs {
-        text.push_str(&format!(
-            "<property><name>{name}</name><value>{value}</value></property>\n"
-        ));
-    }
-    text.push_str("</configuration>\n");
-    text
-}
+use weft_test_support::site_xml as site;
 
 fn settings(pairs: &[(&str, &str)]) -> (SchedulerSettings, Vec<SiteWarning>) {
     parse_site_file(&site(pairs)).unwrap_or_else(|err| panic!("{err}"))

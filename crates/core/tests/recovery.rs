@@ -1,0 +1,292 @@
+//! Recovering applications after a restart of the ResourceManager
+//! (`Input::AppRecovered`), as a scenario: a fresh core takes back the apps
+//! its driver's state store lists, then its nodes re-register with the
+//! containers they still run. Each step's state is rendered as a table and
+//! compared with `expect-test` (`UPDATE_EXPECT=1` to rewrite).
+//!
+//! What must hold, as in Hadoop's recovery: placement and ACLs are skipped;
+//! a queue that became a parent sends the app to `root.recovery`; the
+//! attempt keeps its number, so the nodes' containers of that attempt are
+//! taken over; a running AM container is not asked for again, and its AM
+//! may register once the container is back.
+
+use std::fmt::Write as _;
+
+use expect_test::{Expect, expect};
+use weft_core::{
+    CoreSettings, FinalStatus, Input, NodeHeartbeat, NodeRegistration, RecoveredApp,
+    RecoveredContainer, Reply, ResourceManager, Submission, ask_anywhere,
+};
+use weft_model::{AppId, AppPriority, AttemptId, ContainerId, NodeId, Priority, Resource, Time};
+use weft_queue_tree::alloc_file::parse_alloc_file;
+
+/// Placement rejects everything and nobody may submit anywhere: recovery
+/// must not care.
+const ALLOC: &str = r#"<allocations>
+  <queue name="root">
+    <aclSubmitApps> </aclSubmitApps>
+    <aclAdministerApps> </aclAdministerApps>
+    <queue name="a"/>
+    <queue name="p" type="parent"><queue name="child"/></queue>
+  </queue>
+  <queuePlacementPolicy><rule name="reject"/></queuePlacementPolicy>
+</allocations>"#;
+
+/// The old RM's cluster timestamp; the new one starts at 2000.
+const OLD: u64 = 1000;
+
+struct Cluster {
+    rm: ResourceManager,
+    now: Time,
+}
+
+impl Cluster {
+    fn new() -> Cluster {
+        let config = parse_alloc_file(ALLOC).unwrap().config;
+        let settings = CoreSettings {
+            cluster_timestamp: 2000,
+            ..CoreSettings::default()
+        };
+        Cluster {
+            rm: ResourceManager::new(config, settings, Time::ZERO),
+            now: Time::ZERO,
+        }
+    }
+
+    fn input(&mut self, input: Input) -> Reply {
+        self.now += weft_model::Duration::from_millis(100);
+        let out = self.rm.handle(self.now, input);
+        self.rm.check_invariants().unwrap();
+        out.reply
+    }
+
+    fn recover(
+        &mut self,
+        seq: u32,
+        queue: &str,
+        managed: bool,
+        attempt: u32,
+        am_up: bool,
+    ) -> String {
+        let reply = self.input(Input::AppRecovered(RecoveredApp {
+            submission: Submission {
+                app: AppId::new(OLD, seq),
+                user: "alice".into(),
+                groups: vec![],
+                queue: Some("ignored".into()),
+                priority: AppPriority(0),
+                am_resource: managed.then(|| Resource::new(1024, 1)),
+                name: format!("app{seq}"),
+                app_type: "YARN".into(),
+                tags: vec![],
+            },
+            queue: queue.parse().unwrap(),
+            attempt,
+            am_container_allocated: am_up,
+        }));
+        match reply {
+            Reply::Submitted(Ok(r)) => format!("recovered into {}", r.queue),
+            Reply::Submitted(Err(e)) => format!("refused: {e}"),
+            other => format!("unexpected {other:?}"),
+        }
+    }
+
+    fn register_node(&mut self, name: &str, running: &[(u32, u32, u64)]) {
+        let running = running
+            .iter()
+            .map(|&(seq, attempt, c)| RecoveredContainer {
+                container: container(seq, attempt, c),
+                resource: Resource::new(1024, 1),
+                priority: Priority(if c == 1 { 0 } else { 1 }),
+            })
+            .collect();
+        let reply = self.input(Input::NodeRegistered(NodeRegistration {
+            node: NodeId::new(name, 8041).unwrap(),
+            rack: "/r1".into(),
+            capability: Resource::new(8192, 8),
+            http_address: format!("{name}:8042"),
+            running,
+        }));
+        assert!(matches!(reply, Reply::NodeRegistered(Ok(()))), "{reply:?}");
+    }
+
+    /// A heartbeat; what the node is told, one line.
+    fn heartbeat(&mut self, name: &str) -> String {
+        let reply = self.input(Input::NodeHeartbeat(NodeHeartbeat {
+            node: NodeId::new(name, 8041).unwrap(),
+            statuses: vec![],
+        }));
+        let Reply::NodeHeartbeat(Ok(r)) = reply else {
+            return format!("{reply:?}");
+        };
+        let stop: Vec<String> = r
+            .containers_to_stop
+            .iter()
+            .map(|(c, why)| format!("{c} ({why:?})"))
+            .collect();
+        let launch: Vec<String> = r
+            .allocated
+            .iter()
+            .map(|c| format!("{}{}", c.container, if c.is_am { " (AM)" } else { "" }))
+            .collect();
+        format!("stop [{}], launch [{}]", stop.join(", "), launch.join(", "))
+    }
+
+    fn register_am(&mut self, seq: u32) -> String {
+        match self.input(Input::AmRegistered {
+            app: AppId::new(OLD, seq),
+        }) {
+            Reply::AmRegistered(Ok(r)) => format!("registered in {}", r.queue),
+            Reply::AmRegistered(Err(e)) => format!("refused: {e}"),
+            other => format!("unexpected {other:?}"),
+        }
+    }
+
+    /// Apps, their attempt, state, containers and pending asks.
+    fn render(&self) -> String {
+        let mut out = String::new();
+        for report in self.rm.app_reports() {
+            let r = &report.record;
+            let containers: Vec<String> = self
+                .rm
+                .app_containers(r.id)
+                .iter()
+                .map(|(c, n, _)| format!("{}@{}", c.seq, n.host()))
+                .collect();
+            writeln!(
+                out,
+                "{} {:<12} attempt {} {:<8} am {:<5} containers [{}] pending {}: {}",
+                r.id,
+                r.queue.to_string(),
+                r.attempt.attempt,
+                r.state.yarn_name(),
+                r.am_container.map_or("-".to_owned(), |c| c.seq.to_string()),
+                containers.join(" "),
+                report.pending_containers,
+                r.diagnostics,
+            )
+            .unwrap();
+        }
+        out
+    }
+}
+
+fn container(seq: u32, attempt: u32, c: u64) -> ContainerId {
+    ContainerId::new(AttemptId::new(AppId::new(OLD, seq), attempt), c)
+}
+
+fn check(actual: &str, expect: Expect) {
+    expect.assert_eq(actual);
+}
+
+#[test]
+fn recovered_apps_skip_placement_and_acls_and_take_back_their_containers() {
+    let mut c = Cluster::new();
+    let mut log = String::new();
+    // 1: unmanaged, 2: managed with its AM running (attempt 2), 3: managed
+    // whose AM was never allocated, 4: in a queue that is now a parent.
+    for (seq, queue, managed, attempt, am_up) in [
+        (1, "root.a", false, 1, false),
+        (2, "root.a", true, 2, true),
+        (3, "root.a", true, 1, false),
+        (4, "root.p", false, 1, false),
+        (5, "root.gone.new", false, 1, false),
+    ] {
+        let res = c.recover(seq, queue, managed, attempt, am_up);
+        writeln!(log, "recover app {seq} in {queue}: {res}").unwrap();
+    }
+    writeln!(
+        log,
+        "recover app 1 again: {}",
+        c.recover(1, "root.a", false, 1, false)
+    )
+    .unwrap();
+    writeln!(
+        log,
+        "app 2 AM before its container is back: {}",
+        c.register_am(2)
+    )
+    .unwrap();
+    log.push_str(&c.render());
+    check(
+        &log,
+        expect![[r#"
+            recover app 1 in root.a: recovered into root.a
+            recover app 2 in root.a: recovered into root.a
+            recover app 3 in root.a: recovered into root.a
+            recover app 4 in root.p: recovered into root.recovery
+            recover app 5 in root.gone.new: recovered into root.gone.new
+            recover app 1 again: refused: application application_1000_0001 already exists
+            app 2 AM before its container is back: refused: application application_1000_0002 cannot register an application master now: its application master container has not been allocated yet
+            application_1000_0001 root.a       attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+            application_1000_0002 root.a       attempt 2 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+            application_1000_0003 root.a       attempt 1 ACCEPTED am -     containers [] pending 1: recovered after a resource manager restart: waiting for its application master container
+            application_1000_0004 root.recovery attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+            application_1000_0005 root.gone.new attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+        "#]],
+    );
+
+    // The node comes back with app 1's two containers, app 2's AM container
+    // of attempt 2 and a worker of its failed attempt 1, and a container of
+    // an app nobody recovered.
+    let mut log = String::new();
+    c.register_node(
+        "n1",
+        &[(1, 1, 2), (1, 1, 3), (2, 2, 1), (2, 1, 4), (9, 1, 2)],
+    );
+    writeln!(log, "n1 heartbeat: {}", c.heartbeat("n1")).unwrap();
+    writeln!(log, "n1 heartbeat: {}", c.heartbeat("n1")).unwrap();
+    for seq in [1, 2, 4] {
+        writeln!(log, "app {seq} AM: {}", c.register_am(seq)).unwrap();
+    }
+    log.push_str(&c.render());
+    check(
+        &log,
+        expect![[r#"
+            n1 heartbeat: stop [container_1000_0002_01_000004 (Unknown), container_1000_0009_01_000002 (Unknown)], launch [container_1000_0003_01_000001 (AM)]
+            n1 heartbeat: stop [], launch []
+            app 1 AM: registered in root.a
+            app 2 AM: registered in root.a
+            app 4 AM: registered in root.recovery
+            application_1000_0001 root.a       attempt 1 RUNNING  am -     containers [2@n1 3@n1] pending 0: running
+            application_1000_0002 root.a       attempt 2 RUNNING  am 1     containers [1@n1] pending 0: running
+            application_1000_0003 root.a       attempt 1 ACCEPTED am 1     containers [1@n1] pending 0: recovered after a resource manager restart: waiting for its application master container
+            application_1000_0004 root.recovery attempt 1 RUNNING  am -     containers [] pending 0: running
+            application_1000_0005 root.gone.new attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+        "#]],
+    );
+
+    // The recovered apps carry on: new containers continue the sequence,
+    // and finishing works as for any app.
+    let mut log = String::new();
+    let reply = c.input(Input::Allocate(weft_core::AllocateRequest {
+        app: AppId::new(OLD, 1),
+        asks: vec![ask_anywhere(1, Resource::new(1024, 1), 1)],
+        releases: vec![],
+        blacklist_additions: vec![],
+        blacklist_removals: vec![],
+        progress: 0.5,
+    }));
+    assert!(matches!(reply, Reply::Allocate(Ok(_))), "{reply:?}");
+    writeln!(log, "n1 heartbeat: {}", c.heartbeat("n1")).unwrap();
+    let reply = c.input(Input::AttemptFinished {
+        app: AppId::new(OLD, 2),
+        outcome: FinalStatus::Succeeded,
+        diagnostics: String::new(),
+    });
+    assert!(matches!(reply, Reply::Done(Ok(()))), "{reply:?}");
+    writeln!(log, "n1 heartbeat: {}", c.heartbeat("n1")).unwrap();
+    log.push_str(&c.render());
+    check(
+        &log,
+        expect![[r#"
+            n1 heartbeat: stop [], launch [container_1000_0001_01_000004]
+            n1 heartbeat: stop [container_1000_0002_02_000001 (AppFinished)], launch []
+            application_1000_0001 root.a       attempt 1 RUNNING  am -     containers [2@n1 3@n1 4@n1] pending 0: running
+            application_1000_0002 root.a       attempt 2 FINISHED am -     containers [] pending 0: application master reported Succeeded
+            application_1000_0003 root.a       attempt 1 ACCEPTED am 1     containers [1@n1] pending 0: recovered after a resource manager restart: waiting for its application master container
+            application_1000_0004 root.recovery attempt 1 RUNNING  am -     containers [] pending 0: running
+            application_1000_0005 root.gone.new attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+        "#]],
+    );
+}

@@ -1,0 +1,1015 @@
+//! The node agent: one task owns the node's containers and talks to the RM
+//! (register, heartbeat, re-register when the RM no longer knows the node,
+//! unregister at shutdown); process exits, the memory monitor's samples and
+//! the HTTP API's requests all come to it as messages, so the container
+//! table has one owner and no lock.
+//!
+//! Launch flow (docs/api.md, "Launching containers"): the RM lists every
+//! container it allocates on this node in the heartbeat answer; an AM
+//! container is launched at once from the launch context the RM hands
+//! over, any other waits, `ALLOCATED`, until its AM starts it through
+//! `POST /ws/v1/node/containers/{id}/start`. A container the RM did not
+//! allocate here, or one already started, is refused: the node runs only
+//! what the RM allocated, once.
+//!
+//! Processes are `launch`'s business, memory figures `memory`'s and
+//! `cgroup`'s, the HTTP API `http`'s.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use http::Method;
+use nix::sys::signal::Signal;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use weft_model::{AppId, ContainerId, NodeId, Resource};
+use weft_rm::client::{ClientError, RmClient};
+use weft_rm::dto::ResourceDto;
+use weft_rm::dto::nm::{
+    ContainerStatusDto, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRegisterRequest,
+    NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse, RunningContainerDto,
+    StopReasonDto,
+};
+
+use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
+use crate::config::{MemoryEnforcement, NmConfig, NmConfigError, identity};
+use crate::dto::{ContainerDto, LaunchContext, NodeInfoDto};
+use crate::launch::{self, ContainerDirs, LAUNCH_FAILED, Launch};
+use crate::memory::{KILLED_EXCEEDED_PMEM, ProcessTable, over_limit_diagnostic};
+
+/// YARN's exit status of a container that was released or lost (`ABORTED`).
+const ABORTED: i32 = -100;
+/// YARN's exit status of a container taken back by preemption.
+const PREEMPTED: i32 = -102;
+/// YARN's exit status of a container the RM stopped.
+const KILLED_BY_RESOURCEMANAGER: i32 = -106;
+/// YARN's exit status of a container stopped because its app completed.
+const KILLED_AFTER_APP_COMPLETION: i32 = -107;
+
+/// How long shutdown waits for stopped containers to exit after SIGKILL.
+const SHUTDOWN_REAP: Duration = Duration::from_secs(2);
+/// The heartbeat interval before the RM has said one.
+const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+/// Registration retries back off up to this.
+const MAX_RETRY: Duration = Duration::from_secs(5);
+
+/// Why a node agent could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum NmStartError {
+    /// The settings are unusable.
+    #[error(transparent)]
+    Config(#[from] NmConfigError),
+    /// The RM's address is unusable.
+    #[error(transparent)]
+    Rm(#[from] ClientError),
+    /// cgroups were asked for and cannot be used.
+    #[error(transparent)]
+    Cgroup(#[from] CgroupError),
+    /// The work directory or the listener failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+}
+
+/// Why a container could not be started through the node's API.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StartContainerError {
+    /// The RM did not allocate it on this node (or the node has not heard yet).
+    #[error(
+        "container {0} is not allocated to this node (if the RM just allocated it, retry after the node's next heartbeat)"
+    )]
+    NotAllocated(ContainerId),
+    /// It was started already (or has ended).
+    #[error("container {container} was already started; it is {state}")]
+    AlreadyStarted {
+        /// The container.
+        container: ContainerId,
+        /// Its state now.
+        state: &'static str,
+    },
+    /// The agent is shutting down.
+    #[error("the node manager is shutting down")]
+    Stopping,
+}
+
+/// A running node agent: the agent task and its HTTP API.
+#[derive(Debug)]
+pub struct NodeManager {
+    node: NodeId,
+    http_address: String,
+    handle: AgentHandle,
+    stop: watch::Sender<bool>,
+    agent: JoinHandle<()>,
+    server: JoinHandle<()>,
+}
+
+/// A cheap, cloneable handle to the agent task.
+#[derive(Clone, Debug)]
+pub struct AgentHandle {
+    tx: mpsc::Sender<Command>,
+}
+
+#[derive(Debug)]
+enum Command {
+    Start {
+        container: ContainerId,
+        context: LaunchContext,
+        reply: oneshot::Sender<Result<ContainerDto, StartContainerError>>,
+    },
+    List {
+        reply: oneshot::Sender<Vec<ContainerDto>>,
+    },
+    Get {
+        container: ContainerId,
+        reply: oneshot::Sender<Option<ContainerDto>>,
+    },
+    Info {
+        reply: oneshot::Sender<NodeInfoDto>,
+    },
+    /// The grace period of a stop is over: SIGKILL if the process still runs.
+    Escalate {
+        container: ContainerId,
+    },
+}
+
+impl AgentHandle {
+    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(make(tx)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Starts a container the RM allocated on this node with `context`.
+    pub async fn start_container(
+        &self,
+        container: ContainerId,
+        context: LaunchContext,
+    ) -> Result<ContainerDto, StartContainerError> {
+        self.ask(|reply| Command::Start {
+            container,
+            context,
+            reply,
+        })
+        .await
+        .unwrap_or(Err(StartContainerError::Stopping))
+    }
+
+    /// Every container the node knows, by id.
+    pub async fn containers(&self) -> Vec<ContainerDto> {
+        self.ask(|reply| Command::List { reply })
+            .await
+            .unwrap_or_default()
+    }
+
+    /// One container, if the node knows it.
+    pub async fn container(&self, container: ContainerId) -> Option<ContainerDto> {
+        self.ask(|reply| Command::Get { container, reply })
+            .await
+            .flatten()
+    }
+
+    /// The node's report, or `None` once the agent has stopped.
+    pub async fn info(&self) -> Option<NodeInfoDto> {
+        self.ask(|reply| Command::Info { reply }).await
+    }
+}
+
+impl NodeManager {
+    /// Starts the agent and its HTTP API on `listener`; the agent registers
+    /// with the RM at once and keeps trying until the RM answers.
+    pub async fn start(
+        config: NmConfig,
+        listener: TcpListener,
+    ) -> Result<NodeManager, NmStartError> {
+        let local: SocketAddr = listener.local_addr().map_err(|source| NmStartError::Io {
+            what: "cannot read the listening address".to_owned(),
+            source,
+        })?;
+        let (node, http_address) = identity(&config, local)?;
+        let rm = RmClient::new(&config.rm, None)?;
+        std::fs::create_dir_all(&config.work_dir).map_err(|source| NmStartError::Io {
+            what: format!(
+                "cannot create the work directory {}",
+                config.work_dir.display()
+            ),
+            source,
+        })?;
+        let cgroups = match &config.memory_enforcement {
+            MemoryEnforcement::RssPolling => None,
+            MemoryEnforcement::Cgroup(dir) => Some(Cgroups::at(dir)?),
+            MemoryEnforcement::Auto => match Cgroups::auto() {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    tracing::info!(node = %node, reason = %e, "cgroups v2 not usable; memory limits are enforced by polling each container's resident memory");
+                    None
+                }
+            },
+        };
+        if let Some(g) = &cgroups {
+            tracing::info!(node = %node, cgroup = %g.dir().display(), "memory and CPU limits are enforced by cgroups v2");
+        }
+        let (tx, commands) = mpsc::channel(256);
+        let (exits_tx, exits) = mpsc::unbounded_channel();
+        let (stop, stop_rx) = watch::channel(false);
+        let handle = AgentHandle { tx: tx.clone() };
+        let api = crate::http::router(crate::http::NodeApi {
+            handle: handle.clone(),
+            node: node.clone(),
+            work_dir: config.work_dir.clone(),
+        });
+        let agent = Agent {
+            session: Session {
+                registered: false,
+                response_id: 0,
+                interval: DEFAULT_INTERVAL,
+                failures: 0,
+                inflight: None,
+            },
+            node: node.clone(),
+            http_address: http_address.clone(),
+            rm,
+            containers: BTreeMap::new(),
+            completed: VecDeque::new(),
+            reports: BTreeMap::new(),
+            cgroups,
+            exits_tx,
+            commands_tx: tx,
+            config,
+        };
+        let agent_task = tokio::spawn(agent.run(commands, exits, stop_rx.clone()));
+        let mut server_stop = stop_rx;
+        let server = tokio::spawn(async move {
+            let serve = axum::serve(listener, api).with_graceful_shutdown(async move {
+                let _ = server_stop.wait_for(|s| *s).await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!(error = %e, "the node's HTTP API stopped");
+            }
+        });
+        Ok(NodeManager {
+            node,
+            http_address,
+            handle,
+            stop,
+            agent: agent_task,
+            server,
+        })
+    }
+
+    /// The node's id.
+    pub fn node_id(&self) -> &NodeId {
+        &self.node
+    }
+
+    /// The `host:port` AMs reach the node's HTTP API at.
+    pub fn http_address(&self) -> &str {
+        &self.http_address
+    }
+
+    /// The agent's handle.
+    pub fn handle(&self) -> &AgentHandle {
+        &self.handle
+    }
+
+    /// Stops gracefully: containers are stopped (SIGTERM, then SIGKILL after
+    /// the grace period), the node unregisters, the HTTP API closes.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.agent.await;
+        let _ = self.server.await;
+    }
+
+    /// Stops abruptly, as a killed process would: no unregistering, and the
+    /// containers' processes are left running (the RM declares the node lost
+    /// after its liveness expiry).
+    pub fn kill(self) {
+        self.agent.abort();
+        self.server.abort();
+    }
+}
+
+/// The agent's conversation with the RM.
+#[derive(Debug)]
+struct Session {
+    registered: bool,
+    /// The `responseId` of the last answer received.
+    response_id: u64,
+    interval: Duration,
+    /// Failed calls in a row (the first of a streak is logged as a warning).
+    failures: u32,
+    /// A heartbeat whose answer never came: sent again unchanged, since the
+    /// RM may have handled it and would then replay its answer, ignoring
+    /// anything new in the body.
+    inflight: Option<NodeHeartbeatRequest>,
+}
+
+/// Why a running container is being stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum StopCause {
+    /// The RM said so.
+    Rm(StopReasonDto),
+    /// It went over its memory limit (the diagnostic).
+    MemoryLimit(String),
+    /// The agent is shutting down.
+    Shutdown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Allocated by the RM, waiting for its AM to start it.
+    Allocated,
+    /// Its process runs; `pid` is also its process group.
+    Running { pid: u32 },
+    /// Ended.
+    Complete { exit_status: i32 },
+}
+
+#[derive(Debug)]
+struct Container {
+    id: ContainerId,
+    resource: Resource,
+    priority: i32,
+    is_am: bool,
+    state: State,
+    stopping: Option<StopCause>,
+    diagnostics: String,
+    /// Memory at the last sample, in bytes.
+    memory_used: Option<u64>,
+    cgroup: Option<ContainerCgroup>,
+}
+
+impl Container {
+    fn state_name(&self) -> &'static str {
+        match (self.state, &self.stopping) {
+            (State::Allocated, _) => "ALLOCATED",
+            (State::Running { .. }, None) => "RUNNING",
+            (State::Running { .. }, Some(_)) => "KILLING",
+            (State::Complete { .. }, _) => "COMPLETE",
+        }
+    }
+}
+
+/// A process that ended: the container, its process group, how it ended.
+type Exit = (ContainerId, u32, std::io::Result<ExitStatus>);
+
+struct Agent {
+    config: NmConfig,
+    node: NodeId,
+    http_address: String,
+    rm: RmClient,
+    session: Session,
+    containers: BTreeMap<ContainerId, Container>,
+    /// Completed containers, oldest first, for trimming.
+    completed: VecDeque<ContainerId>,
+    /// Container states the RM has not been told yet (the latest per container).
+    reports: BTreeMap<ContainerId, ContainerStatusDto>,
+    cgroups: Option<Cgroups>,
+    exits_tx: mpsc::UnboundedSender<Exit>,
+    /// For the agent's own timers (escalating a stop).
+    commands_tx: mpsc::Sender<Command>,
+}
+
+impl Agent {
+    async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        mut exits: mpsc::UnboundedReceiver<Exit>,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let mut next_call = Instant::now();
+        let mut monitor = tokio::time::interval(self.config.monitor_interval);
+        monitor.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                res = async { stop.wait_for(|s| *s).await.map(|_| ()) } => {
+                    // The `NodeManager` was dropped without stopping: leave as if killed.
+                    if res.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                Some(cmd) = commands.recv() => self.command(cmd),
+                Some(exit) = exits.recv() => self.exited(exit),
+                () = tokio::time::sleep_until(next_call) => {
+                    let wait = self.talk_to_rm().await;
+                    next_call = Instant::now() + wait;
+                }
+                _ = monitor.tick() => self.monitor(),
+            }
+        }
+        self.shutdown(&mut exits).await;
+    }
+
+    fn command(&mut self, cmd: Command) {
+        match cmd {
+            Command::Start {
+                container,
+                context,
+                reply,
+            } => {
+                let res = match self.containers.get(&container) {
+                    None => Err(StartContainerError::NotAllocated(container)),
+                    Some(c) if c.state != State::Allocated => {
+                        Err(StartContainerError::AlreadyStarted {
+                            container,
+                            state: c.state_name(),
+                        })
+                    }
+                    Some(_) => {
+                        self.launch(container, &context);
+                        Ok(self.dto(&self.containers[&container]))
+                    }
+                };
+                let _ = reply.send(res);
+            }
+            Command::List { reply } => {
+                let list = self.containers.values().map(|c| self.dto(c)).collect();
+                let _ = reply.send(list);
+            }
+            Command::Get { container, reply } => {
+                let _ = reply.send(self.containers.get(&container).map(|c| self.dto(c)));
+            }
+            Command::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            Command::Escalate { container } => {
+                if let Some(c) = self.containers.get(&container) {
+                    if let State::Running { pid } = c.state {
+                        tracing::debug!(container = %container, pid, "grace period over: SIGKILL");
+                        if let Err(e) = launch::signal_group(pid, Signal::SIGKILL) {
+                            tracing::warn!(container = %container, pid, error = %e, "cannot kill a container's process group");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn info(&self) -> NodeInfoDto {
+        let live = self
+            .containers
+            .values()
+            .filter(|c| !matches!(c.state, State::Complete { .. }))
+            .count();
+        NodeInfoDto {
+            id: self.node.to_string(),
+            node_host_name: self.node.host().to_owned(),
+            node_http_address: self.http_address.clone(),
+            rack: self.config.rack.clone(),
+            total_pmem_allocated_containers_mb: self.config.capability.memory_mb(),
+            total_v_cores_allocated_containers: self.config.capability.vcores(),
+            nm_version: env!("CARGO_PKG_VERSION").to_owned(),
+            resource_manager: self.config.rm.clone(),
+            registered: self.session.registered,
+            memory_enforcement: if self.cgroups.is_some() {
+                "cgroups-v2".to_owned()
+            } else {
+                "rss-polling".to_owned()
+            },
+            num_containers: live as u32,
+        }
+    }
+
+    fn dto(&self, c: &Container) -> ContainerDto {
+        let (exit_code, pid) = match c.state {
+            State::Complete { exit_status } => (Some(exit_status), None),
+            State::Running { pid } => (None, Some(pid)),
+            State::Allocated => (None, None),
+        };
+        ContainerDto {
+            id: c.id.to_string(),
+            app_id: c.id.app().to_string(),
+            state: c.state_name().to_owned(),
+            exit_code,
+            diagnostics: c.diagnostics.clone(),
+            total_memory_needed_mb: c.resource.memory_mb(),
+            total_v_cores_needed: c.resource.vcores(),
+            is_am: c.is_am,
+            pid,
+            memory_used_mb: c.memory_used.map(|b| b >> 20),
+            node_id: self.node.to_string(),
+            container_logs_link: format!(
+                "http://{}/ws/v1/node/containers/{}/logs",
+                self.http_address, c.id
+            ),
+        }
+    }
+
+    /// One exchange with the RM (registering first if needed); how long to
+    /// wait before the next.
+    async fn talk_to_rm(&mut self) -> Duration {
+        if !self.session.registered {
+            return match self.register().await {
+                Ok(interval) => {
+                    tracing::info!(node = %self.node, rm = %self.config.rm, "registered with the resource manager");
+                    self.session = Session {
+                        registered: true,
+                        response_id: 0,
+                        interval,
+                        failures: 0,
+                        inflight: None,
+                    };
+                    // Heartbeat at once: the first one may already bring containers.
+                    Duration::ZERO
+                }
+                Err(e) => {
+                    self.failed("registration", &e);
+                    (self.session.interval * self.session.failures.min(5)).min(MAX_RETRY)
+                }
+            };
+        }
+        let request = match self.session.inflight.take() {
+            Some(r) => r,
+            None => NodeHeartbeatRequest {
+                node_id: self.node.to_string(),
+                response_id: self.session.response_id,
+                containers: self.reports.values().cloned().collect(),
+            },
+        };
+        match self
+            .call::<NodeHeartbeatResponse>("/ws/v1/nm/heartbeat", &request)
+            .await
+        {
+            Ok(answer) => {
+                if self.session.failures > 0 {
+                    tracing::info!(node = %self.node, "heartbeats answered again");
+                }
+                self.session.failures = 0;
+                // Forget what was reported, unless a newer state replaced it meanwhile.
+                for sent in &request.containers {
+                    if let Ok(id) = sent.container_id.parse::<ContainerId>() {
+                        if self.reports.get(&id) == Some(sent) {
+                            self.reports.remove(&id);
+                        }
+                    }
+                }
+                self.session.response_id = answer.response_id;
+                if answer.next_heartbeat_interval_ms > 0 {
+                    self.session.interval =
+                        Duration::from_millis(answer.next_heartbeat_interval_ms);
+                }
+                self.apply(answer);
+                self.session.interval
+            }
+            Err(ClientError::Remote { status, exception })
+                if status == http::StatusCode::NOT_FOUND
+                    || status == http::StatusCode::CONFLICT =>
+            {
+                tracing::warn!(node = %self.node, reason = %exception.message, "the resource manager no longer knows this node; registering again with its running containers");
+                self.session.registered = false;
+                Duration::ZERO
+            }
+            Err(e) => {
+                self.failed("heartbeat", &e);
+                self.session.inflight = Some(request);
+                self.session.interval
+            }
+        }
+    }
+
+    fn failed(&mut self, what: &str, e: &ClientError) {
+        self.session.failures += 1;
+        if self.session.failures == 1 {
+            tracing::warn!(node = %self.node, rm = %self.config.rm, error = %e, "{what} failed; retrying (containers keep running)");
+        } else {
+            tracing::debug!(node = %self.node, error = %e, "{what} failed again");
+        }
+    }
+
+    async fn call<T: serde::de::DeserializeOwned>(
+        &mut self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<T, ClientError> {
+        let timeout = self.config.rm_timeout;
+        match tokio::time::timeout(timeout, self.rm.call(Method::POST, path, Some(body))).await {
+            Ok(res) => res,
+            Err(_) => {
+                // The connection is in an unknown state: start a new one next time.
+                if let Ok(c) = RmClient::new(&self.config.rm, None) {
+                    self.rm = c;
+                }
+                Err(ClientError::Unexpected {
+                    status: http::StatusCode::GATEWAY_TIMEOUT,
+                    why: format!("no answer within {} ms", timeout.as_millis()),
+                })
+            }
+        }
+    }
+
+    async fn register(&mut self) -> Result<Duration, ClientError> {
+        let containers = self
+            .containers
+            .values()
+            .filter(|c| !matches!(c.state, State::Complete { .. }))
+            .map(|c| RunningContainerDto {
+                container_id: c.id.to_string(),
+                resource: ResourceDto::from_resource(c.resource),
+                priority: c.priority,
+            })
+            .collect();
+        let body = NodeRegisterRequest {
+            node_id: self.node.to_string(),
+            rack: Some(self.config.rack.clone()),
+            http_address: Some(self.http_address.clone()),
+            capability: ResourceDto::from_resource(self.config.capability),
+            containers,
+        };
+        let answer: NodeRegisterResponse = self.call("/ws/v1/nm/register", &body).await?;
+        Ok(Duration::from_millis(answer.heartbeat_interval_ms.max(1)))
+    }
+
+    /// Carries out a heartbeat's answer: stops, then new containers.
+    fn apply(&mut self, answer: NodeHeartbeatResponse) {
+        for stop in &answer.containers_to_stop {
+            let Some(c) = self.containers.get(&stop.container_id) else {
+                continue;
+            };
+            match c.state {
+                State::Allocated => {
+                    // Never started: nothing to kill, and the RM already ended it.
+                    self.complete(
+                        stop.container_id,
+                        exit_status_for(stop.reason),
+                        format!("released before it started ({:?})", stop.reason),
+                        false,
+                    );
+                }
+                State::Running { .. } => self.stop(stop.container_id, StopCause::Rm(stop.reason)),
+                State::Complete { .. } => {}
+            }
+        }
+        for alloc in answer.allocated_containers {
+            if self.containers.contains_key(&alloc.container_id) {
+                continue;
+            }
+            self.containers.insert(
+                alloc.container_id,
+                Container {
+                    id: alloc.container_id,
+                    resource: alloc.resource.to_resource(),
+                    priority: alloc.priority,
+                    is_am: alloc.is_am,
+                    state: State::Allocated,
+                    stopping: None,
+                    diagnostics: String::new(),
+                    memory_used: None,
+                    cgroup: None,
+                },
+            );
+            if !alloc.is_am {
+                continue;
+            }
+            let context = match &alloc.launch_context {
+                Some(v) => LaunchContext::from_json(v).map_err(|e| e.to_string()),
+                None => Err("the resource manager gave no launch context".to_owned()),
+            };
+            match context {
+                Ok(ctx) => self.launch(alloc.container_id, &ctx),
+                Err(why) => {
+                    tracing::warn!(container = %alloc.container_id, why = %why, "cannot launch an application master container");
+                    self.complete(
+                        alloc.container_id,
+                        LAUNCH_FAILED,
+                        format!("cannot launch the application master: {why}"),
+                        true,
+                    );
+                }
+            }
+        }
+    }
+
+    fn launch(&mut self, id: ContainerId, context: &LaunchContext) {
+        let dirs = ContainerDirs::of(&self.config.work_dir, id);
+        let Some(c) = self.containers.get_mut(&id) else {
+            return;
+        };
+        if let Some(groups) = &self.cgroups {
+            match groups.create(id, c.resource.memory_mb(), c.resource.vcores()) {
+                Ok(g) => c.cgroup = Some(g),
+                Err(e) => {
+                    tracing::warn!(container = %id, error = %e, "cannot create the container's cgroup; its memory is polled instead");
+                }
+            }
+        }
+        let env = container_env(
+            &self.config,
+            &self.node,
+            &self.http_address,
+            id,
+            &dirs,
+            context,
+        );
+        let procs = c.cgroup.as_ref().map(ContainerCgroup::procs);
+        let spawned = launch::spawn(&Launch {
+            container: id,
+            command: &context.command,
+            environment: &env,
+            dirs: &dirs,
+            cgroup_procs: procs.as_deref(),
+        });
+        let started = match spawned {
+            Ok(child) => child
+                .id()
+                .map(|pid| (pid, child))
+                .ok_or_else(|| "the process ended before it could be watched".to_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        match started {
+            Ok((pid, mut child)) => {
+                tracing::debug!(container = %id, pid, "container started");
+                c.state = State::Running { pid };
+                self.reports.insert(id, status(id, "RUNNING", None, None));
+                let exits = self.exits_tx.clone();
+                tokio::spawn(async move {
+                    let res = child.wait().await;
+                    let _ = exits.send((id, pid, res));
+                });
+            }
+            Err(why) => {
+                tracing::warn!(container = %id, why = %why, "container launch failed");
+                self.complete(
+                    id,
+                    LAUNCH_FAILED,
+                    format!("cannot launch the container: {why}"),
+                    true,
+                );
+            }
+        }
+    }
+
+    /// Records a container's end and queues its report.
+    fn complete(&mut self, id: ContainerId, exit_status: i32, diagnostics: String, report: bool) {
+        let Some(c) = self.containers.get_mut(&id) else {
+            return;
+        };
+        c.state = State::Complete { exit_status };
+        c.diagnostics = diagnostics.clone();
+        if let Some(g) = c.cgroup.take() {
+            g.remove();
+        }
+        if report {
+            let words = (!diagnostics.is_empty()).then_some(diagnostics);
+            self.reports
+                .insert(id, status(id, "COMPLETE", Some(exit_status), words));
+        }
+        self.completed.push_back(id);
+        while self.completed.len() > self.config.completed_kept {
+            if let Some(old) = self.completed.pop_front() {
+                self.containers.remove(&old);
+            }
+        }
+    }
+
+    fn exited(&mut self, (id, pid, res): Exit) {
+        // Whatever the leader left behind in its group goes with it.
+        let _ = launch::signal_group(pid, Signal::SIGKILL);
+        let Some(c) = self.containers.get(&id) else {
+            return;
+        };
+        let code = match &res {
+            Ok(status) => launch::exit_code(*status),
+            Err(_) => LAUNCH_FAILED,
+        };
+        let oom_killed = c.cgroup.as_ref().is_some_and(|g| g.oom_kills() > 0);
+        let (exit_status, diagnostics) = match &c.stopping {
+            Some(StopCause::MemoryLimit(why)) => (KILLED_EXCEEDED_PMEM, why.clone()),
+            Some(StopCause::Rm(reason)) => (
+                exit_status_for(*reason),
+                format!(
+                    "stopped at the resource manager's request ({reason:?}); the process exited with code {code}"
+                ),
+            ),
+            Some(StopCause::Shutdown) => {
+                (ABORTED, "stopped: the node manager shut down".to_owned())
+            }
+            None if oom_killed => {
+                let peak = c
+                    .cgroup
+                    .as_ref()
+                    .and_then(ContainerCgroup::memory_peak)
+                    .map_or_else(String::new, |b| {
+                        format!(" (peak {:.1} MB)", b as f64 / 1048576.0)
+                    });
+                (
+                    KILLED_EXCEEDED_PMEM,
+                    format!(
+                        "container {id} (pid {pid}) was killed by the kernel for exceeding its memory limit of {} MB{peak}; exit status {KILLED_EXCEEDED_PMEM}",
+                        c.resource.memory_mb()
+                    ),
+                )
+            }
+            None if code == 0 => (0, String::new()),
+            None => {
+                let dirs = ContainerDirs::of(&self.config.work_dir, id);
+                let tail = launch::stderr_tail(&dirs);
+                let mut words = format!("the container's process exited with code {code}");
+                if let Err(e) = &res {
+                    words = format!("cannot wait for the container's process: {e}");
+                }
+                if !tail.is_empty() {
+                    words.push_str("; the end of its stderr: ");
+                    words.push_str(&tail);
+                }
+                (code, words)
+            }
+        };
+        tracing::debug!(container = %id, pid, exit_status, "container exited");
+        self.complete(id, exit_status, diagnostics, true);
+    }
+
+    /// Starts stopping a running container: SIGTERM to its group now, SIGKILL
+    /// after the grace period if it is still running.
+    fn stop(&mut self, id: ContainerId, cause: StopCause) {
+        let Some(c) = self.containers.get_mut(&id) else {
+            return;
+        };
+        let State::Running { pid } = c.state else {
+            return;
+        };
+        if c.stopping.is_some() {
+            return;
+        }
+        tracing::debug!(container = %id, pid, cause = ?cause, "stopping container");
+        c.stopping = Some(cause);
+        if let Err(e) = launch::signal_group(pid, Signal::SIGTERM) {
+            tracing::warn!(container = %id, pid, error = %e, "cannot signal a container's process group");
+        }
+        let tx = self.commands_tx.clone();
+        let grace = self.config.kill_grace;
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            let _ = tx.send(Command::Escalate { container: id }).await;
+        });
+    }
+
+    /// The running containers and their processes' ids.
+    fn running(&self) -> Vec<(ContainerId, u32)> {
+        self.containers
+            .values()
+            .filter_map(|c| match c.state {
+                State::Running { pid } => Some((c.id, pid)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// One sample of every running container's memory; containers over
+    /// their limit (polled ones) are stopped with the diagnostic.
+    fn monitor(&mut self) {
+        let running = self.running();
+        if running.is_empty() {
+            return;
+        }
+        let polled = running
+            .iter()
+            .any(|(id, _)| self.containers[id].cgroup.is_none());
+        let table = if polled {
+            match ProcessTable::read(Path::new("/proc")) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot read /proc; container memory is not checked");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut over = Vec::new();
+        for (id, pid) in running {
+            let c = self.containers.get_mut(&id).expect("listed just above");
+            if let Some(g) = &c.cgroup {
+                c.memory_used = g.memory_current();
+                continue;
+            }
+            let Some(usage) = table.as_ref().and_then(|t| t.tree_usage(pid)) else {
+                continue;
+            };
+            c.memory_used = Some(usage.rss_bytes);
+            let limit_mb = c.resource.memory_mb();
+            if usage.rss_bytes > limit_mb << 20 && c.stopping.is_none() {
+                let why = over_limit_diagnostic(id, pid, usage, limit_mb);
+                tracing::warn!(container = %id, "{why}");
+                over.push((id, why));
+            }
+        }
+        for (id, why) in over {
+            self.stop(id, StopCause::MemoryLimit(why));
+        }
+    }
+
+    /// Stops every container and unregisters.
+    async fn shutdown(mut self, exits: &mut mpsc::UnboundedReceiver<Exit>) {
+        let running = self.running();
+        if !running.is_empty() {
+            tracing::info!(node = %self.node, containers = running.len(), "stopping containers");
+        }
+        for (id, _) in &running {
+            self.stop(*id, StopCause::Shutdown);
+        }
+        let mut left = running.len();
+        let grace_end = Instant::now() + self.config.kill_grace;
+        let mut killed = false;
+        let reap_end = grace_end + SHUTDOWN_REAP;
+        while left > 0 {
+            let deadline = if killed { reap_end } else { grace_end };
+            match tokio::time::timeout_at(deadline, exits.recv()).await {
+                Ok(Some(exit)) => {
+                    self.exited(exit);
+                    left -= 1;
+                }
+                Ok(None) => break,
+                Err(_) if !killed => {
+                    for (_, pid) in &running {
+                        let _ = launch::signal_group(*pid, Signal::SIGKILL);
+                    }
+                    killed = true;
+                }
+                Err(_) => {
+                    tracing::warn!(node = %self.node, left, "containers did not exit after SIGKILL");
+                    break;
+                }
+            }
+        }
+        if self.session.registered {
+            let body = NodeUnregisterRequest {
+                node_id: self.node.to_string(),
+            };
+            match self
+                .call::<NodeUnregisterResponse>("/ws/v1/nm/unregister", &body)
+                .await
+            {
+                Ok(_) => {
+                    tracing::info!(node = %self.node, "unregistered from the resource manager")
+                }
+                Err(e) => {
+                    tracing::warn!(node = %self.node, error = %e, "cannot unregister; the resource manager will declare the node lost")
+                }
+            }
+        }
+    }
+}
+
+/// The exit status a container stopped at the RM's request ends with
+/// (the RM itself has already told the AM, with the same code).
+fn exit_status_for(reason: StopReasonDto) -> i32 {
+    match reason {
+        StopReasonDto::Released => ABORTED,
+        StopReasonDto::Preempted => PREEMPTED,
+        StopReasonDto::AppFinished => KILLED_AFTER_APP_COMPLETION,
+        StopReasonDto::Unknown | StopReasonDto::NoRoom => KILLED_BY_RESOURCEMANAGER,
+    }
+}
+
+fn status(
+    id: ContainerId,
+    state: &str,
+    exit_status: Option<i32>,
+    diagnostics: Option<String>,
+) -> ContainerStatusDto {
+    ContainerStatusDto {
+        container_id: id.to_string(),
+        state: state.to_owned(),
+        exit_status,
+        diagnostics,
+    }
+}
+
+/// The environment the node gives a container (YARN's names where YARN has
+/// one), before the launch context's own variables, which win.
+fn container_env(
+    config: &NmConfig,
+    node: &NodeId,
+    http_address: &str,
+    id: ContainerId,
+    dirs: &ContainerDirs,
+    context: &LaunchContext,
+) -> BTreeMap<String, String> {
+    let app: AppId = id.app();
+    let http_port = http_address.rsplit_once(':').map_or("", |(_, p)| p);
+    let mut env = BTreeMap::from([
+        ("CONTAINER_ID".to_owned(), id.to_string()),
+        ("APPLICATION_ID".to_owned(), app.to_string()),
+        ("NM_HOST".to_owned(), node.host().to_owned()),
+        ("NM_PORT".to_owned(), node.port().to_string()),
+        ("NM_HTTP_PORT".to_owned(), http_port.to_owned()),
+        ("NM_HTTP_ADDRESS".to_owned(), http_address.to_owned()),
+        (
+            "LOG_DIRS".to_owned(),
+            dirs.logs.to_string_lossy().into_owned(),
+        ),
+        ("PWD".to_owned(), dirs.work.to_string_lossy().into_owned()),
+        ("WEFT_RM".to_owned(), config.rm.clone()),
+    ]);
+    env.extend(context.environment.clone());
+    env
+}

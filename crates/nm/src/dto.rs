@@ -1,0 +1,337 @@
+//! The node's wire formats: the launch context an AM (or the RM, for an AM
+//! container) hands over, and the bodies of the node's HTTP API, shaped
+//! after YARN's NodeManager REST API (`nodeInfo`, `containers`,
+//! `container`, container log listings).
+//!
+//! What the node does with them is `agent`'s; routing is `http`'s.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What to run in a container: a shell command line and its environment.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchContext {
+    /// The command line, run by `/bin/sh` in the container's working
+    /// directory (`<LOG_DIR>` is replaced by the container's log directory,
+    /// as YARN does).
+    pub command: String,
+    /// Variables added to the container's environment.
+    pub environment: BTreeMap<String, String>,
+}
+
+/// Why a launch context cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid launch context: {field}: {why}")]
+pub struct LaunchContextError {
+    /// Where, as a path into the body (`commands.command`).
+    pub field: String,
+    /// What is wrong.
+    pub why: String,
+}
+
+impl LaunchContext {
+    /// Reads Hadoop's `ContainerLaunchContextInfo` as the REST submission
+    /// writes it (`{"commands": {"command": "..."}, "environment": {"entry":
+    /// [{"key": "K", "value": "V"}]}}`), also accepting a list of commands
+    /// (joined with spaces, as YARN joins them), a plain `{"K": "V"}`
+    /// environment, and a top-level `command`. Other fields
+    /// (`local-resources`, ...) are ignored.
+    pub fn from_json(v: &Value) -> Result<LaunchContext, LaunchContextError> {
+        let err = |field: &str, why: &str| LaunchContextError {
+            field: field.to_owned(),
+            why: why.to_owned(),
+        };
+        let Value::Object(top) = v else {
+            return Err(err("(body)", "expected a JSON object"));
+        };
+        let commands = match (top.get("commands"), top.get("command")) {
+            (Some(Value::Object(c)), _) => c
+                .get("command")
+                .ok_or_else(|| err("commands.command", "missing"))?,
+            (Some(other), _) => other,
+            (None, Some(c)) => c,
+            (None, None) => return Err(err("commands.command", "missing")),
+        };
+        let command = match commands {
+            Value::String(s) => s.clone(),
+            Value::Array(items) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for item in items {
+                    let Value::String(s) = item else {
+                        return Err(err("commands.command", "expected strings"));
+                    };
+                    parts.push(s.as_str());
+                }
+                parts.join(" ")
+            }
+            _ => {
+                return Err(err(
+                    "commands.command",
+                    "expected a string or a list of strings",
+                ));
+            }
+        };
+        if command.trim().is_empty() {
+            return Err(err("commands.command", "is empty"));
+        }
+        let mut environment = BTreeMap::new();
+        match top.get("environment") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(env)) => match env.get("entry") {
+                Some(entries) => {
+                    // One entry may come as an object rather than a list (XML-born JSON).
+                    let list = match entries {
+                        Value::Array(l) => l.clone(),
+                        one => vec![one.clone()],
+                    };
+                    for (i, e) in list.iter().enumerate() {
+                        let field = format!("environment.entry[{i}]");
+                        let key = e.get("key").and_then(Value::as_str);
+                        let value = e.get("value").map(text_of);
+                        match (key, value) {
+                            (Some(k), Some(v)) => {
+                                environment.insert(k.to_owned(), v);
+                            }
+                            _ => {
+                                return Err(err(&field, "expected {\"key\": ..., \"value\": ...}"));
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for (k, v) in env {
+                        environment.insert(k.clone(), text_of(v));
+                    }
+                }
+            },
+            Some(_) => return Err(err("environment", "expected an object")),
+        }
+        for k in environment.keys() {
+            if k.is_empty() || k.contains('=') || k.contains('\0') {
+                return Err(err("environment", &format!("{k:?} is not a variable name")));
+            }
+        }
+        Ok(LaunchContext {
+            command,
+            environment,
+        })
+    }
+
+    /// Hadoop's form, as `from_json` reads it back.
+    pub fn to_json(&self) -> Value {
+        let entries: Vec<Value> = self
+            .environment
+            .iter()
+            .map(|(k, v)| serde_json::json!({"key": k, "value": v}))
+            .collect();
+        serde_json::json!({
+            "commands": {"command": self.command},
+            "environment": {"entry": entries},
+        })
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `GET /ws/v1/node/info`: `{"nodeInfo": ...}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeInfoDto {
+    /// The node id, `host:port`.
+    pub id: String,
+    /// The host part of the id.
+    pub node_host_name: String,
+    /// The address AMs use.
+    pub node_http_address: String,
+    /// Its rack.
+    pub rack: String,
+    /// Memory offered to containers (MB).
+    pub total_pmem_allocated_containers_mb: u64,
+    /// Vcores offered to containers.
+    pub total_v_cores_allocated_containers: u64,
+    /// Weft's version.
+    pub nm_version: String,
+    /// Weft's addition: the RM reported to.
+    pub resource_manager: String,
+    /// Weft's addition: whether the RM has accepted the node's registration.
+    pub registered: bool,
+    /// Weft's addition: `cgroups-v2` or `rss-polling`.
+    pub memory_enforcement: String,
+    /// Weft's addition: live containers (allocated, running or stopping).
+    pub num_containers: u32,
+}
+
+/// `{"nodeInfo": ...}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeInfoBody {
+    /// The node.
+    pub node_info: NodeInfoDto,
+}
+
+/// One container as the node sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerDto {
+    /// The container.
+    pub id: String,
+    /// Weft's addition: its application.
+    pub app_id: String,
+    /// `ALLOCATED` (not started yet), `RUNNING`, `KILLING` or `COMPLETE`.
+    pub state: String,
+    /// The exit status once complete (YARN's negative codes when the node or
+    /// the RM ended it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Why it ended, or what went wrong.
+    pub diagnostics: String,
+    /// Memory it may use (MB).
+    #[serde(rename = "totalMemoryNeededMB")]
+    pub total_memory_needed_mb: u64,
+    /// Vcores it was given.
+    pub total_v_cores_needed: u64,
+    /// Weft's addition: true for an application master's container.
+    #[serde(rename = "isAM")]
+    pub is_am: bool,
+    /// Weft's addition: the process id of its process group leader, while it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Weft's addition: resident memory at the last sample (MB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_used_mb: Option<u64>,
+    /// The node.
+    pub node_id: String,
+    /// Where its logs are listed.
+    pub container_logs_link: String,
+}
+
+/// `{"containers": {"container": [...]}}` (an empty list is `{"containers": {}}`, as in YARN).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainersBody {
+    /// The list.
+    pub containers: ContainerList,
+}
+
+/// The inner list.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerList {
+    /// The containers, by id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container: Vec<ContainerDto>,
+}
+
+/// `{"container": ...}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerBody {
+    /// The container.
+    pub container: ContainerDto,
+}
+
+/// One log file of a container.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogFileDto {
+    /// `stdout`, `stderr`, ...
+    pub file_name: String,
+    /// Bytes.
+    pub file_size: u64,
+}
+
+/// `GET /ws/v1/node/containers/{id}/logs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerLogsDto {
+    /// The container.
+    pub container_id: String,
+    /// The node.
+    pub node_id: String,
+    /// `LOCAL`: logs are never aggregated.
+    pub log_aggregation_type: String,
+    /// The files, by name.
+    pub container_log_info: Vec<LogFileDto>,
+}
+
+/// `{"containerLogsInfo": ...}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerLogsBody {
+    /// The listing.
+    pub container_logs_info: ContainerLogsDto,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn hadoop_launch_contexts_are_read() {
+        let ctx = LaunchContext::from_json(&json!({
+            "commands": {"command": "sleep 1"},
+            "environment": {"entry": [{"key": "A", "value": "1"}, {"key": "B", "value": 2}]},
+            "local-resources": {"entry": []},
+        }))
+        .unwrap();
+        assert_eq!(ctx.command, "sleep 1");
+        assert_eq!(ctx.environment["B"], "2");
+        assert_eq!(LaunchContext::from_json(&ctx.to_json()).unwrap(), ctx);
+        let ctx = LaunchContext::from_json(&json!({
+            "commands": {"command": ["echo", "hi"]},
+            "environment": {"entry": {"key": "ONE", "value": "x"}},
+        }))
+        .unwrap();
+        assert_eq!(
+            (ctx.command.as_str(), ctx.environment.len()),
+            ("echo hi", 1)
+        );
+        let ctx = LaunchContext::from_json(&json!({"command": "true", "environment": {"K": "v"}}))
+            .unwrap();
+        assert_eq!(ctx.environment["K"], "v");
+    }
+
+    #[test]
+    fn bad_launch_contexts_are_named() {
+        let cases = [
+            json!([]),
+            json!({"environment": {}}),
+            json!({"commands": {"command": "  "}}),
+            json!({"commands": {"command": 3}}),
+            json!({"command": "x", "environment": {"entry": [{"key": "A"}]}}),
+            json!({"command": "x", "environment": {"A=B": "c"}}),
+        ];
+        let errors: Vec<String> = cases
+            .iter()
+            .map(|c| LaunchContext::from_json(c).unwrap_err().to_string())
+            .collect();
+        expect_test::expect![[r#"
+            [
+                "invalid launch context: (body): expected a JSON object",
+                "invalid launch context: commands.command: missing",
+                "invalid launch context: commands.command: is empty",
+                "invalid launch context: commands.command: expected a string or a list of strings",
+                "invalid launch context: environment.entry[0]: expected {\"key\": ..., \"value\": ...}",
+                "invalid launch context: environment: \"A=B\" is not a variable name",
+            ]
+        "#]]
+        .assert_debug_eq(&errors);
+    }
+
+    #[test]
+    fn an_empty_container_list_is_an_empty_object() {
+        let body = ContainersBody {
+            containers: ContainerList::default(),
+        };
+        assert_eq!(
+            serde_json::to_string(&body).unwrap(),
+            r#"{"containers":{}}"#
+        );
+    }
+}

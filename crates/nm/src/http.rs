@@ -1,0 +1,170 @@
+//! The node's HTTP API, after YARN's NodeManager REST API: the node's
+//! report, its containers, starting a container the RM allocated here, and
+//! reading container logs (`docs/api.md`, "The node's API").
+//!
+//! Handlers parse and answer; every decision is the agent's. Errors are
+//! Hadoop's `RemoteException` bodies, as the RM answers them.
+
+use std::path::PathBuf;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use weft_model::{ContainerId, NodeId};
+use weft_rm::ApiError;
+
+use crate::agent::{AgentHandle, StartContainerError};
+use crate::dto::{
+    ContainerBody, ContainerList, ContainerLogsBody, ContainerLogsDto, ContainersBody,
+    LaunchContext, LogFileDto, NodeInfoBody,
+};
+use crate::launch::ContainerDirs;
+
+/// What the handlers share.
+#[derive(Clone, Debug)]
+pub struct NodeApi {
+    /// The agent.
+    pub handle: AgentHandle,
+    /// The node.
+    pub node: NodeId,
+    /// Where container logs are (`logs/<app>/<container>/`).
+    pub work_dir: PathBuf,
+}
+
+/// The node's routes.
+pub fn router(api: NodeApi) -> Router {
+    Router::new()
+        .route("/ws/v1/node", get(info))
+        .route("/ws/v1/node/info", get(info))
+        .route("/ws/v1/node/containers", get(containers))
+        .route("/ws/v1/node/containers/{container}", get(container))
+        .route("/ws/v1/node/containers/{container}/start", post(start))
+        .route("/ws/v1/node/containers/{container}/logs", get(logs))
+        .route(
+            "/ws/v1/node/containerlogs/{container}/{file}",
+            get(log_file),
+        )
+        .fallback(not_found)
+        .with_state(api)
+}
+
+fn json(status: StatusCode, body: &impl serde::Serialize) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
+fn parse_container(text: &str) -> Result<ContainerId, ApiError> {
+    text.parse()
+        .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound("no such path on the node's API (see docs/api.md)".to_owned())
+}
+
+async fn info(State(api): State<NodeApi>) -> Result<Response, ApiError> {
+    let node_info = api
+        .handle
+        .info()
+        .await
+        .ok_or_else(|| ApiError::Conflict("the node manager is shutting down".to_owned()))?;
+    Ok(json(StatusCode::OK, &NodeInfoBody { node_info }))
+}
+
+async fn containers(State(api): State<NodeApi>) -> Response {
+    let container = api.handle.containers().await;
+    json(
+        StatusCode::OK,
+        &ContainersBody {
+            containers: ContainerList { container },
+        },
+    )
+}
+
+async fn container(
+    State(api): State<NodeApi>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = parse_container(&id)?;
+    let container =
+        api.handle.container(id).await.ok_or_else(|| {
+            ApiError::NotFound(format!("container {id} is not known on this node"))
+        })?;
+    Ok(json(StatusCode::OK, &ContainerBody { container }))
+}
+
+async fn start(
+    State(api): State<NodeApi>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let id = parse_container(&id)?;
+    let value: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::BadRequest(format!("the launch context is not valid JSON: {e}")))?;
+    let context =
+        LaunchContext::from_json(&value).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    match api.handle.start_container(id, context).await {
+        Ok(container) => Ok(json(StatusCode::OK, &ContainerBody { container })),
+        Err(e @ StartContainerError::NotAllocated(_)) => Err(ApiError::NotFound(e.to_string())),
+        Err(e @ (StartContainerError::AlreadyStarted { .. } | StartContainerError::Stopping)) => {
+            Err(ApiError::Conflict(e.to_string()))
+        }
+    }
+}
+
+async fn logs(State(api): State<NodeApi>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let id = parse_container(&id)?;
+    let dirs = ContainerDirs::of(&api.work_dir, id);
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(&dirs.logs)
+        .map_err(|_| ApiError::NotFound(format!("container {id} has no logs on this node")))?;
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_file() {
+            files.push(LogFileDto {
+                file_name: entry.file_name().to_string_lossy().into_owned(),
+                file_size: meta.len(),
+            });
+        }
+    }
+    files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    Ok(json(
+        StatusCode::OK,
+        &ContainerLogsBody {
+            container_logs_info: ContainerLogsDto {
+                container_id: id.to_string(),
+                node_id: api.node.to_string(),
+                log_aggregation_type: "LOCAL".to_owned(),
+                container_log_info: files,
+            },
+        },
+    ))
+}
+
+async fn log_file(
+    State(api): State<NodeApi>,
+    Path((id, file)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let id = parse_container(&id)?;
+    // A plain file name: nothing outside the container's log directory.
+    if file.is_empty() || file.contains('/') || file.contains('\\') || file.starts_with('.') {
+        return Err(ApiError::BadRequest(format!(
+            "{file:?} is not a log file name"
+        )));
+    }
+    let path = ContainerDirs::of(&api.work_dir, id).logs.join(&file);
+    let text = tokio::fs::read(&path).await.map_err(|_| {
+        ApiError::NotFound(format!(
+            "container {id} has no log file {file:?} on this node"
+        ))
+    })?;
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        text,
+    )
+        .into_response())
+}

@@ -1,0 +1,736 @@
+//! End to end on loopback: a real RM service, real node agents running real
+//! processes, and distributed-shell AMs, each test on its own ports
+//! (`127.0.0.1:0`) and in its own directory. Containers write their pid and
+//! a file into the test's directory, and most wait for a `go` file, so a
+//! test can look at a cluster whose containers are all running.
+//!
+//! What is shown: two apps in two queues share two nodes fairly and their
+//! containers really run; a preempted container's process really ends and
+//! its app asks again; a node killed abruptly is declared lost and its apps
+//! are told; a container over its memory limit is killed with the figures;
+//! a node launches an AM container from the submission's launch context and
+//! stops it when the app is killed; after an RM restart with its state
+//! store, the node re-registers with its running containers, they keep
+//! running, and the app finishes.
+//!
+//! Everything waits by polling with generous deadlines, so a loaded
+//! two-core machine only makes the tests slower.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use http::Method;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use weft_model::{ContainerId, Resource};
+use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent, ShellOutcome};
+use weft_nm::launch::is_alive;
+use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
+use weft_rm::client::RmClient;
+use weft_rm::dto::ResourceDto;
+use weft_rm::{Clock, RmConfig, Service};
+
+/// The longest any one condition is waited for.
+const PATIENCE: Duration = Duration::from_secs(40);
+
+const ALLOC: &str = r#"<allocations>
+  <queue name="a"/>
+  <queue name="b"/>
+  <defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>
+  <defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="reject"/>
+  </queuePlacementPolicy>
+</allocations>"#;
+
+fn site(extra: &[(&str, &str)]) -> String {
+    let base = [
+        ("yarn.scheduler.minimum-allocation-mb", "32"),
+        ("yarn.resource-types.memory-mb.increment-allocation", "32"),
+        ("yarn.scheduler.maximum-allocation-mb", "512"),
+        ("yarn.scheduler.fair.assignmultiple", "true"),
+        ("yarn.scheduler.fair.update-interval-ms", "100"),
+        (
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "100",
+        ),
+        ("weft.rm.view-refresh-ms", "0"),
+    ];
+    weft_test_support::site_xml(&[&base[..], extra].concat())
+}
+
+/// A test's own directory, empty, removed with whatever its containers
+/// left running when the test ends, whether it passes or panics.
+struct TestDir(PathBuf);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        // Gated containers end on their own once they see `go`; anything
+        // else still running in this directory is killed with its group.
+        let _ = std::fs::write(self.0.join("out/go"), "");
+        reap_leftovers(&self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn test_dir(name: &str) -> TestDir {
+    let dir = std::env::temp_dir().join(format!("weft-cluster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    TestDir(dir)
+}
+
+/// A running RM on loopback.
+struct Rm {
+    url: String,
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), weft_rm::ServeError>>,
+}
+
+impl Rm {
+    async fn start(site: &str, listen: &str) -> Rm {
+        let config = RmConfig::from_texts(site, ALLOC).unwrap();
+        let service = Service::start(config, Clock::start()).unwrap();
+        let listener = TcpListener::bind(listen).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(service.serve(listener, async move {
+            let _ = stopped.await;
+        }));
+        Rm {
+            url: format!("http://{addr}"),
+            addr,
+            stop,
+            task,
+        }
+    }
+
+    async fn shutdown(self) {
+        let _ = self.stop.send(());
+        self.task.await.unwrap().unwrap();
+    }
+
+    fn client(&self) -> RmClient {
+        RmClient::new(&self.url, Some("alice".to_owned())).unwrap()
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        self.client().get(path).await.unwrap()
+    }
+}
+
+async fn start_nm(rm: &Rm, dir: &Path, name: &str, memory_mb: u64) -> NodeManager {
+    let mut config = NmConfig::new(rm.url.clone(), Resource::new(memory_mb, 4), dir.join(name));
+    config.rack = "/rack1".to_owned();
+    config.memory_enforcement = MemoryEnforcement::RssPolling;
+    config.monitor_interval = Duration::from_millis(100);
+    config.kill_grace = Duration::from_millis(200);
+    config.rm_timeout = Duration::from_secs(5);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    NodeManager::start(config, listener).await.unwrap()
+}
+
+/// A command that records its pid and a file, says hello, then waits for
+/// `$OUT/go`; it gives up (failing) after some two minutes, so not even a
+/// test process killed outright leaves it behind for long.
+const GATED: &str = r#"echo $$ > "$OUT/$CONTAINER_ID.pid"; echo "hello from $CONTAINER_ID"; touch "$OUT/$CONTAINER_ID.ran"; i=0; while [ ! -e "$OUT/go" ]; do i=$((i+1)); [ $i -gt 2400 ] && exit 3; sleep 0.05; done"#;
+
+fn shell(rm: &Rm, dir: &Path, queue: &str, n: u32, memory: u64, command: &str) -> ShellConfig {
+    let mut c = ShellConfig::new(
+        rm.url.clone(),
+        "alice",
+        n,
+        ResourceDto { memory, vcores: 1 },
+        command,
+    );
+    c.queue = Some(queue.to_owned());
+    c.name = format!("test-{queue}");
+    c.interval = Duration::from_millis(100);
+    c.rm_timeout = Duration::from_secs(30);
+    c.environment = BTreeMap::from([(
+        "OUT".to_owned(),
+        dir.join("out").to_string_lossy().into_owned(),
+    )]);
+    c
+}
+
+/// A shell running in the background: its events as they come, its outcome at the end.
+struct RunningShell {
+    events: mpsc::UnboundedReceiver<ShellEvent>,
+    seen: Vec<ShellEvent>,
+    task: JoinHandle<Result<ShellOutcome, distributed_shell::ShellError>>,
+}
+
+fn spawn_shell(config: ShellConfig) -> RunningShell {
+    let (tx, events) = mpsc::unbounded_channel();
+    let task = tokio::spawn(distributed_shell::run(
+        config,
+        std::future::pending(),
+        move |e| {
+            let _ = tx.send(e);
+        },
+    ));
+    RunningShell {
+        events,
+        seen: Vec::new(),
+        task,
+    }
+}
+
+impl RunningShell {
+    /// Waits for an event matching `pred` (earlier ones are kept in `seen`).
+    async fn wait_for(&mut self, what: &str, pred: impl Fn(&ShellEvent) -> bool) -> ShellEvent {
+        if let Some(e) = self.seen.iter().find(|e| pred(e)) {
+            return e.clone();
+        }
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                Ok(Some(e)) => {
+                    self.seen.push(e.clone());
+                    if pred(&e) {
+                        return e;
+                    }
+                }
+                Ok(None) => panic!("the shell ended before {what}: {:?}", self.seen),
+                Err(_) => panic!(
+                    "timed out waiting for {what}; events so far: {:?}",
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    async fn outcome(mut self) -> (ShellOutcome, Vec<ShellEvent>) {
+        let outcome = tokio::time::timeout(PATIENCE, self.task)
+            .await
+            .expect("the shell did not finish in time")
+            .unwrap()
+            .unwrap();
+        while let Ok(e) = self.events.try_recv() {
+            self.seen.push(e);
+        }
+        (outcome, self.seen)
+    }
+}
+
+/// Polls `cond` until it holds.
+async fn wait_until<F, Fut>(what: &str, mut cond: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !cond().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Containers that have written their `.ran` file.
+fn ran(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".ran").map(str::to_owned)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+fn pid_of(dir: &Path, container: &str) -> u32 {
+    std::fs::read_to_string(dir.join("out").join(format!("{container}.pid")))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn release(dir: &Path) {
+    std::fs::write(dir.join("out/go"), "").unwrap();
+}
+
+/// Kills whatever a test's containers left running (an abruptly killed
+/// node's, or every one when a test fails): each container's process group,
+/// if its leader is still alive and still works under `dir` (a pid may have
+/// been reused since).
+fn reap_leftovers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir.join("out")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".pid") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let Ok(pid) = text.trim().parse::<u32>() else {
+            continue;
+        };
+        let ours =
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        if is_alive(pid) && ours {
+            let _ = weft_nm::launch::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+/// A queue's demand (as of the last update pass) in the scheduler's report.
+fn queue_demand_mb(report: &Value, queue: &str) -> Option<u64> {
+    match report {
+        Value::Object(o) if o.get("queueName").and_then(Value::as_str) == Some(queue) => {
+            o.get("demandResources")?.get("memory")?.as_u64()
+        }
+        Value::Object(o) => o.values().find_map(|v| queue_demand_mb(v, queue)),
+        Value::Array(a) => a.iter().find_map(|v| queue_demand_mb(v, queue)),
+        _ => None,
+    }
+}
+
+/// Running containers per app, from the RM's REST API.
+async fn running_by_app(rm: &Rm) -> BTreeMap<String, u64> {
+    let apps = rm.get("/ws/v1/cluster/apps?states=RUNNING").await;
+    let mut res = BTreeMap::new();
+    for app in apps["apps"]["app"].as_array().into_iter().flatten() {
+        res.insert(
+            app["queue"].as_str().unwrap().to_owned(),
+            app["runningContainers"].as_u64().unwrap(),
+        );
+    }
+    res
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_apps_in_two_queues_share_two_nodes_and_their_containers_run() {
+    let dir = test_dir("share");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    // Both apps ask before any node exists, so neither starts ahead.
+    let mut a = spawn_shell(shell(&rm, &dir, "a", 8, 128, GATED));
+    let mut b = spawn_shell(shell(&rm, &dir, "b", 8, 128, GATED));
+    a.wait_for("a registered", |e| {
+        matches!(e, ShellEvent::Registered { .. })
+    })
+    .await;
+    b.wait_for("b registered", |e| {
+        matches!(e, ShellEvent::Registered { .. })
+    })
+    .await;
+    // Registered is not enough: both apps' asks must be in, and counted in
+    // their queues' demand by an update pass, before the nodes' first
+    // heartbeats; the scheduler skips a queue whose demand it has not seen,
+    // so the first to ask would take the nodes' room.
+    wait_until("both queues' demand to include the apps' asks", || async {
+        let scheduler = rm.get("/ws/v1/cluster/scheduler").await;
+        ["root.a", "root.b"]
+            .iter()
+            .all(|q| queue_demand_mb(&scheduler, q) == Some(8 * 128))
+    })
+    .await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let n2 = start_nm(&rm, &dir, "n2", 512).await;
+    wait_until("eight containers running", || async {
+        ran(&dir).len() == 8
+    })
+    .await;
+    // Equal weights, equal demand: four each.
+    wait_until("the RM to report them", || async {
+        running_by_app(&rm).await.values().sum::<u64>() == 8
+    })
+    .await;
+    let shares = running_by_app(&rm).await;
+    assert_eq!(
+        shares,
+        BTreeMap::from([("root.a".to_owned(), 4), ("root.b".to_owned(), 4)])
+    );
+
+    // The node runs only what the RM allocated it, once.
+    let running = ran(&dir)[0].clone();
+    let on_n1 = n1.handle().container(running.parse().unwrap()).await;
+    let node = if on_n1.is_some() { &n1 } else { &n2 };
+    let mut api = RmClient::new(&format!("http://{}", node.http_address()), None).unwrap();
+    let ctx = json!({"commands": {"command": "touch /tmp/should-not-run"}});
+    let again = api
+        .call::<Value>(
+            Method::POST,
+            &format!("/ws/v1/node/containers/{running}/start"),
+            Some(&ctx),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        again.to_string().starts_with("409 Conflict: container"),
+        "{again}"
+    );
+    let made_up = "container_1_0001_01_000042";
+    let refused = api
+        .call::<Value>(
+            Method::POST,
+            &format!("/ws/v1/node/containers/{made_up}/start"),
+            Some(&ctx),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().starts_with(
+            "404 Not Found: container container_1_0001_01_000042 is not allocated to this node"
+        ),
+        "{refused}"
+    );
+    // Its logs are readable over the node's API.
+    let log = api
+        .request(
+            Method::GET,
+            &format!("/ws/v1/node/containerlogs/{running}/stdout"),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&log.body),
+        format!("hello from {running}\n")
+    );
+    let listing: Value = api
+        .get(&format!("/ws/v1/node/containers/{running}/logs"))
+        .await
+        .unwrap();
+    let files: Vec<&str> = listing["containerLogsInfo"]["containerLogInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fileName"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["stderr", "stdout"]);
+
+    release(&dir);
+    let (a, _) = a.outcome().await;
+    let (b, _) = b.outcome().await;
+    for o in [&a, &b] {
+        assert_eq!(
+            (o.final_status.as_str(), o.succeeded, o.failed),
+            ("SUCCEEDED", 8, 0),
+            "{o:?}"
+        );
+    }
+    // Sixteen containers ran, each exactly once.
+    assert_eq!(ran(&dir).len(), 16);
+    let finished = rm.get(&format!("/ws/v1/cluster/apps/{}", a.app)).await;
+    assert_eq!(finished["app"]["state"], "FINISHED");
+    assert_eq!(finished["app"]["finalStatus"], "SUCCEEDED");
+    n1.stop().await;
+    n2.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preempted_container_really_ends_and_its_app_asks_again() {
+    let dir = test_dir("preempt");
+    let rm = Rm::start(
+        &site(&[
+            ("yarn.scheduler.fair.preemption", "true"),
+            ("yarn.scheduler.fair.waitTimeBeforeKill", "300"),
+            (
+                "yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck",
+                "300",
+            ),
+        ]),
+        "127.0.0.1:0",
+    )
+    .await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let n2 = start_nm(&rm, &dir, "n2", 512).await;
+    // a fills the cluster and holds on.
+    let mut a = spawn_shell(shell(&rm, &dir, "a", 8, 128, GATED));
+    wait_until("a to fill the cluster", || async { ran(&dir).len() == 8 }).await;
+    // b arrives: it is starved of its fair share, so a's containers are taken back.
+    let mut b = spawn_shell(shell(&rm, &dir, "b", 4, 128, GATED));
+    let ShellEvent::Reasked {
+        container,
+        exit_status,
+        ..
+    } = a
+        .wait_for("a container of a preempted", |e| {
+            matches!(e, ShellEvent::Reasked { .. })
+        })
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(exit_status, -102);
+    let pid = pid_of(&dir, &container.to_string());
+    wait_until("the preempted container's process to end", || async {
+        !is_alive(pid)
+    })
+    .await;
+    b.wait_for("b to get a container", |e| {
+        matches!(e, ShellEvent::Launched { .. })
+    })
+    .await;
+    release(&dir);
+    let (b, _) = b.outcome().await;
+    let (a, _) = a.outcome().await;
+    assert_eq!(
+        (b.final_status.as_str(), b.succeeded),
+        ("SUCCEEDED", 4),
+        "{b:?}"
+    );
+    assert_eq!(
+        (a.final_status.as_str(), a.succeeded),
+        ("SUCCEEDED", 8),
+        "{a:?}"
+    );
+    assert!(a.reasked >= 1, "{a:?}");
+    n1.stop().await;
+    n2.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_killed_abruptly_is_lost_and_its_apps_are_told() {
+    let dir = test_dir("lost");
+    let rm = Rm::start(
+        &site(&[("yarn.nm.liveness-monitor.expiry-interval-ms", "1500")]),
+        "127.0.0.1:0",
+    )
+    .await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let n2 = start_nm(&rm, &dir, "n2", 512).await;
+    let lost = n2.node_id().to_string();
+    let mut a = spawn_shell(shell(&rm, &dir, "a", 8, 128, GATED));
+    wait_until("a to fill both nodes", || async { ran(&dir).len() == 8 }).await;
+    n2.kill();
+    let ShellEvent::Reasked {
+        exit_status,
+        diagnostics,
+        ..
+    } = a
+        .wait_for("a container lost with its node", |e| {
+            matches!(e, ShellEvent::Reasked { .. })
+        })
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(exit_status, -100);
+    assert!(diagnostics.contains("lost with its node"), "{diagnostics}");
+    let node = rm.get(&format!("/ws/v1/cluster/nodes/{lost}")).await;
+    assert_eq!(node["node"]["state"], "LOST");
+    // The lost node's containers are asked for again and run on the other.
+    release(&dir);
+    let (a, _) = a.outcome().await;
+    assert_eq!(
+        (a.final_status.as_str(), a.succeeded, a.reasked),
+        ("SUCCEEDED", 8, 4),
+        "{a:?}"
+    );
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_container_over_its_memory_limit_is_killed_with_the_figures() {
+    let dir = test_dir("memory");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    // About 130 MB in a 64 MB container.
+    let hog = r#"echo $$ > "$OUT/$CONTAINER_ID.pid"; awk 'BEGIN { s = "x"; while (length(s) < 100000000) s = s s; system("sleep 60") }'"#;
+    let (outcome, events) = {
+        let s = spawn_shell(shell(&rm, &dir, "a", 1, 64, hog));
+        s.outcome().await
+    };
+    assert_eq!(
+        (outcome.final_status.as_str(), outcome.failed),
+        ("FAILED", 1),
+        "{outcome:?}"
+    );
+    let (container, exit_status, diagnostics) = events
+        .iter()
+        .find_map(|e| match e {
+            ShellEvent::Completed {
+                container,
+                exit_status,
+                diagnostics,
+            } => Some((*container, *exit_status, diagnostics.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(exit_status, -104);
+    let expected = format!(
+        "container {container} (pid {}) was killed for exceeding its memory limit: ",
+        pid_of(&dir, &container.to_string())
+    );
+    assert!(diagnostics.starts_with(&expected), "{diagnostics}");
+    assert!(
+        diagnostics.contains(" MB of physical memory used, limit 64 MB"),
+        "{diagnostics}"
+    );
+    wait_until("the hog to be gone", || async {
+        !is_alive(pid_of(&dir, &container.to_string()))
+    })
+    .await;
+    let c = n1.handle().container(container).await.unwrap();
+    assert_eq!((c.state.as_str(), c.exit_code), ("COMPLETE", Some(-104)));
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
+    let dir = test_dir("am");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let mut alice = rm.client();
+    let new: Value = alice
+        .call(
+            Method::POST,
+            "/ws/v1/cluster/apps/new-application",
+            None::<&()>,
+        )
+        .await
+        .unwrap();
+    let app = new["application-id"].as_str().unwrap().to_owned();
+    let out = dir.join("out");
+    let submission = json!({
+        "application-id": app,
+        "application-name": "am-in-a-container",
+        "queue": "a",
+        "resource": {"memory": 64, "vCores": 1},
+        "am-container-spec": {
+            "commands": {"command": "echo $$ > \"$OUT/am.pid\"; echo \"$CONTAINER_ID\" > \"$OUT/am.id\"; echo started; sleep 60"},
+            "environment": {"entry": [{"key": "OUT", "value": out.to_string_lossy()}]},
+        },
+    });
+    let answer = alice
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(serde_json::to_vec(&submission).unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202);
+    // A file exists as soon as the shell opens it, before it is written.
+    let written =
+        |name: &str| std::fs::read_to_string(out.join(name)).is_ok_and(|s| s.ends_with('\n'));
+    wait_until("the AM container to start", || async {
+        written("am.pid") && written("am.id")
+    })
+    .await;
+    let am: ContainerId = std::fs::read_to_string(out.join("am.id"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!((am.app().to_string(), am.seq), (app.clone(), 1));
+    let c = n1.handle().container(am).await.unwrap();
+    assert!(c.is_am && c.state == "RUNNING", "{c:?}");
+    let pid = pid_of(&dir, "am");
+    assert_eq!(c.pid, Some(pid));
+    wait_until("its stdout", || async {
+        std::fs::read_to_string(dir.join(format!("n1/logs/{app}/{am}/stdout")))
+            .is_ok_and(|s| s == "started\n")
+    })
+    .await;
+    let killed: Value = alice
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{app}/state"),
+            Some(&json!({"state": "KILLED"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(killed["appstate"]["state"], "KILLED");
+    wait_until("the AM's process to end", || async { !is_alive(pid) }).await;
+    wait_until("the node to report it", || async {
+        n1.handle()
+            .container(am)
+            .await
+            .is_some_and(|c| c.state == "COMPLETE")
+    })
+    .await;
+    let c = n1.handle().container(am).await.unwrap();
+    assert_eq!(c.exit_code, Some(-107), "{c:?}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_an_rm_restart_running_containers_keep_running_and_the_app_finishes() {
+    let dir = test_dir("restart");
+    let state = dir.join("state");
+    let state_prop = state.to_string_lossy().into_owned();
+    let site = site(&[("weft.rm.state-store.dir", &state_prop)]);
+    let rm = Rm::start(&site, "127.0.0.1:0").await;
+    let addr = rm.addr;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let mut a = spawn_shell(shell(&rm, &dir, "a", 2, 128, GATED));
+    wait_until("two containers running", || async { ran(&dir).len() == 2 }).await;
+    let pids: Vec<u32> = ran(&dir).iter().map(|c| pid_of(&dir, c)).collect();
+
+    rm.shutdown().await;
+    let rm = Rm::start(&site, &addr.to_string()).await;
+    a.wait_for("the AM to register again", |e| {
+        matches!(e, ShellEvent::Resynced)
+    })
+    .await;
+    // The node came back with both containers; nothing was restarted.
+    wait_until("the node to re-register with its containers", || async {
+        let nodes = rm.get("/ws/v1/cluster/nodes").await;
+        nodes["nodes"]["node"][0]["numContainers"] == 2
+    })
+    .await;
+    assert!(
+        pids.iter().all(|p| is_alive(*p)),
+        "a container died with the RM"
+    );
+    let app = rm
+        .get(&format!("/ws/v1/cluster/apps/{}", a.task_app().await))
+        .await;
+    assert_eq!(app["app"]["queue"], "root.a");
+    release(&dir);
+    let (a, events) = a.outcome().await;
+    assert_eq!(
+        (a.final_status.as_str(), a.succeeded, a.reasked),
+        ("SUCCEEDED", 2, 0),
+        "{a:?} {events:?}"
+    );
+    assert_eq!(ran(&dir).len(), 2, "a container ran twice");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+impl RunningShell {
+    /// The app's id, from the events.
+    async fn task_app(&mut self) -> weft_model::AppId {
+        match self
+            .wait_for("the submission", |e| {
+                matches!(e, ShellEvent::Submitted { .. })
+            })
+            .await
+        {
+            ShellEvent::Submitted { app } => app,
+            _ => unreachable!(),
+        }
+    }
+}

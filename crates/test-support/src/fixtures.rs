@@ -1,0 +1,50 @@
+//! Small fixtures the tests of several crates share: Hadoop-style site
+//! files built from properties, and finding `promtool` for the metrics and
+//! configuration lints. What the properties mean is the crates' own business.
+
+use std::path::PathBuf;
+
+/// A Hadoop-style `<configuration>` file with one property per line, in
+/// order, from line 2: a property's `<value>` element starts at column
+/// `24 + name.len()`, which tests of error positions rely on.
+pub fn site_xml(props: &[(&str, &str)]) -> String {
+    let mut text = String::from("<configuration>\n");
+    for (name, value) in props {
+        text.push_str(&format!(
+            "<property><name>{name}</name><value>{value}</value></property>\n"
+        ));
+    }
+    text.push_str("</configuration>\n");
+    text
+}
+
+/// Where `promtool` is on `PATH`. Tests that lint with it fail rather than
+/// skip when it is missing: `.ci/run` installs it (Debian's `prometheus`
+/// package), so a missing one is a broken setup, not a reason to pass.
+pub fn promtool() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("promtool"))
+        .find(|p| p.is_file())
+        .expect("promtool is not on PATH; install it (Debian: apt-get install -y prometheus)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_property_per_line_from_line_two() {
+        let text = site_xml(&[("a.b", "1"), ("c", "x y")]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0], "<configuration>");
+        assert_eq!(
+            lines[2],
+            "<property><name>c</name><value>x y</value></property>"
+        );
+        // The documented column of the first `<value>`: 24 + len("a.b").
+        assert_eq!(lines[1].find("<value>").map(|i| i + 1), Some(24 + 3));
+        assert_eq!(lines[3], "</configuration>");
+    }
+}

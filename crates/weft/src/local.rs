@@ -1,0 +1,272 @@
+//! `weft local`: a whole cluster in one process on loopback — the RM on the
+//! bundled configuration and N node agents running real processes — and,
+//! unless `--no-demo`, two applications in two queues so a newcomer sees
+//! containers scheduled and shared by weight within seconds. The cluster
+//! then keeps running for `weft app submit` and friends until Ctrl-C.
+//!
+//! The RM is `weft_rm::Service`, the nodes `weft_nm::NodeManager`, the demo
+//! apps `weft_nm::distributed_shell`; this module wires and prints.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::Args;
+use tokio::sync::{mpsc, watch};
+use weft_model::Resource;
+use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
+use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
+use weft_rm::client::RmClient;
+use weft_rm::dto::ResourceDto;
+use weft_rm::{Clock, RmConfig, Service};
+
+use crate::app::Printer;
+use crate::print;
+
+#[derive(Args, Debug)]
+pub(crate) struct LocalArgs {
+    /// Node agents to run.
+    #[arg(long, default_value_t = 3)]
+    nodes: usize,
+    /// Memory of each node, in MB.
+    #[arg(long, default_value_t = 8192)]
+    memory_mb: u64,
+    /// Vcores of each node.
+    #[arg(long, default_value_t = 8)]
+    vcores: u64,
+    /// Configuration directory (default: ./conf when it exists, else the
+    /// built-in copies).
+    #[arg(long)]
+    conf: Option<PathBuf>,
+    /// Address the RM listens on.
+    #[arg(long, default_value = "127.0.0.1:8088")]
+    listen: SocketAddr,
+    /// Where the nodes run containers and keep their logs (default: a
+    /// weft-local directory in the system's temporary directory).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// Start the cluster only; run no demo applications.
+    #[arg(long)]
+    no_demo: bool,
+}
+
+pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if a.nodes == 0 {
+        anyhow::bail!("--nodes must be at least 1");
+    }
+    if a.memory_mb == 0 || a.vcores == 0 {
+        anyhow::bail!("--memory-mb and --vcores must be at least 1");
+    }
+    // Ctrl-C is caught from the start: the containers run in process groups
+    // of their own, which the terminal's SIGINT does not reach, so only an
+    // orderly stop of the nodes ends them.
+    let (stop_tx, stop) = watch::channel(false);
+    tokio::spawn(async move {
+        crate::shutdown_signal().await;
+        let _ = stop_tx.send(true);
+    });
+    let dir = a.conf.clone().or_else(weft_rm::config::default_conf_dir);
+    let config = RmConfig::load(dir.as_deref()).context("cannot load the configuration")?;
+    for w in &config.warnings {
+        tracing::warn!("{w}");
+    }
+    let source = config.source.clone();
+    let service = Service::start(config, Clock::start())?;
+    let listener = tokio::net::TcpListener::bind(a.listen).await.with_context(|| {
+        format!(
+            "cannot listen on {} (is another resource manager running? try --listen 127.0.0.1:0)",
+            a.listen
+        )
+    })?;
+    let rm_addr = listener.local_addr()?;
+    let rm_url = format!("http://{rm_addr}");
+    let (stop_rm, rm_stopped) = tokio::sync::oneshot::channel::<()>();
+    let rm_task = tokio::spawn(service.serve(listener, async move {
+        let _ = rm_stopped.await;
+    }));
+    let work = a
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("weft-local"));
+    let mut nodes = Vec::with_capacity(a.nodes);
+    let mut outcome = Ok(());
+    for i in 0..a.nodes {
+        match start_node(&a, &rm_url, &work, i).await {
+            Ok(n) => nodes.push(n),
+            Err(e) => {
+                outcome = Err(e.context(format!("cannot start node {}", i + 1)));
+                break;
+            }
+        }
+    }
+    if outcome.is_ok() {
+        print(format!(
+            "Weft local cluster: resource manager at {rm_url} ({source}), {} node(s) of {} MB and {} vcores; containers run under {}\n",
+            a.nodes,
+            a.memory_mb,
+            a.vcores,
+            work.display()
+        ));
+        outcome = session(&a, &rm_url, &nodes, stop.clone(), started).await;
+    }
+    // Whatever happened, the nodes stop their containers before leaving.
+    print("stopping the nodes and the resource manager\n".to_owned());
+    for n in nodes {
+        n.stop().await;
+    }
+    let _ = stop_rm.send(());
+    rm_task.await??;
+    outcome
+}
+
+async fn start_node(
+    a: &LocalArgs,
+    rm_url: &str,
+    work: &std::path::Path,
+    i: usize,
+) -> anyhow::Result<NodeManager> {
+    let mut config = NmConfig::new(
+        rm_url.to_owned(),
+        Resource::new(a.memory_mb, a.vcores),
+        work.join(format!("node{}", i + 1)),
+    );
+    config.rack = format!("/rack{}", i % 2 + 1);
+    config.memory_enforcement = MemoryEnforcement::Auto;
+    config.monitor_interval = Duration::from_millis(1000);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    Ok(NodeManager::start(config, listener).await?)
+}
+
+/// The cluster's life once it is up: the nodes registered, the demo, then
+/// waiting for Ctrl-C.
+async fn session(
+    a: &LocalArgs,
+    rm_url: &str,
+    nodes: &[NodeManager],
+    mut stop: watch::Receiver<bool>,
+    started: Instant,
+) -> anyhow::Result<()> {
+    tokio::select! {
+        res = wait_for_nodes(rm_url, nodes.len()) => res?,
+        _ = stop.wait_for(|s| *s) => return Ok(()),
+    }
+    for n in nodes {
+        print(format!(
+            "  node {} at http://{}\n",
+            n.node_id(),
+            n.http_address()
+        ));
+    }
+    if !a.no_demo {
+        demo(rm_url, started, stop.clone()).await?;
+    }
+    if *stop.borrow() {
+        return Ok(());
+    }
+    // The clients' default address needs no flag.
+    let rm = if rm_url == "http://127.0.0.1:8088" {
+        String::new()
+    } else {
+        format!(" --rm {rm_url}")
+    };
+    print(format!(
+        "\nThe cluster keeps running; Ctrl-C stops it. Try, from another terminal:\n  \
+         weft app submit{rm} --queue root.dev.shared --num-containers 4 --command 'echo hello from $CONTAINER_ID; sleep 3'\n  \
+         weft application -list -appStates ALL{rm}\n  \
+         weft node -list{rm}\n  \
+         curl {rm_url}/ws/v1/cluster/scheduler\n\
+         (weft is target/release/weft, or `cargo run --release -p weft --`.)\n"
+    ));
+    let _ = stop.wait_for(|s| *s).await;
+    Ok(())
+}
+
+async fn wait_for_nodes(rm_url: &str, n: usize) -> anyhow::Result<()> {
+    let mut client = RmClient::new(rm_url, None)?;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let nodes: serde_json::Value = client.get("/ws/v1/cluster/nodes?states=RUNNING").await?;
+        let running = nodes["nodes"]["node"].as_array().map_or(0, Vec::len);
+        if running >= n {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            anyhow::bail!("only {running} of {n} nodes registered within 30 s");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Two apps in two queues of the bundled configuration: `etl-bot` in
+/// `root.prod.etl` (weight 3) and `alice` in `root.dev.shared` (weight 1),
+/// each wanting more than half the cluster, so the shares show.
+async fn demo(rm_url: &str, started: Instant, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+    print("\nDemo: two applications of 16 containers (1 GB, 1 vcore, 4 s each) in root.prod.etl (weight 3) and root.dev.shared (weight 1).\n".to_owned());
+    let command = "echo \"hello from $CONTAINER_ID on $NM_HTTP_ADDRESS\"; sleep 4";
+    let (tx, mut events) = mpsc::unbounded_channel::<(usize, ShellEvent)>();
+    let mut tasks = Vec::new();
+    let apps = [
+        ("prod", "etl-bot", "root.prod.etl"),
+        ("dev", "alice", "root.dev.shared"),
+    ];
+    for (i, (name, user, queue)) in apps.iter().enumerate() {
+        let mut config = ShellConfig::new(
+            rm_url,
+            *user,
+            16,
+            ResourceDto {
+                memory: 1024,
+                vcores: 1,
+            },
+            command,
+        );
+        config.queue = Some((*queue).to_owned());
+        config.name = format!("demo-{name}");
+        config.interval = Duration::from_millis(250);
+        let tx = tx.clone();
+        let mut stop = stop.clone();
+        // Ctrl-C kills the demo's apps, whose containers the RM then stops.
+        let cancel = async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
+        tasks.push(tokio::spawn(distributed_shell::run(
+            config,
+            cancel,
+            move |e| {
+                let _ = tx.send((i, e));
+            },
+        )));
+    }
+    drop(tx);
+    let mut printers: Vec<Printer> = apps
+        .iter()
+        .map(|(name, _, _)| {
+            let mut p = Printer::new(format!("{name:<4} "), started);
+            p.verbose = false;
+            p
+        })
+        .collect();
+    let mut first_container = None;
+    while let Some((i, e)) = events.recv().await {
+        if first_container.is_none() && matches!(e, ShellEvent::Launched { .. }) {
+            let at = started.elapsed();
+            first_container = Some(at);
+            print(format!(
+                "[{:5.1}s] first container running, {} ms after start\n",
+                at.as_secs_f64(),
+                at.as_millis()
+            ));
+        }
+        printers[i].show(&e);
+    }
+    for (t, (name, _, _)) in tasks.into_iter().zip(apps) {
+        let outcome = t.await?.with_context(|| format!("demo app {name}"))?;
+        print(format!(
+            "{name}: {} {} ({} succeeded, {} failed)\n",
+            outcome.app, outcome.final_status, outcome.succeeded, outcome.failed
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! `weft nm`: runs a node agent until SIGTERM or Ctrl-C, then stops its
+//! containers and unregisters.
+//!
+//! The agent is `weft_nm::NodeManager`; this module turns flags into its
+//! settings.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use weft_model::Resource;
+use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
+
+#[derive(Args, Debug)]
+pub(crate) struct NmArgs {
+    /// The ResourceManager's address.
+    #[arg(long, default_value = "http://127.0.0.1:8088")]
+    rm: String,
+    /// Memory offered to containers, in MB.
+    #[arg(long, default_value_t = 8192)]
+    memory_mb: u64,
+    /// Vcores offered to containers.
+    #[arg(long, default_value_t = 8)]
+    vcores: u64,
+    /// The node's rack.
+    #[arg(long, default_value = "/default-rack")]
+    rack: String,
+    /// Where containers run and keep their logs (default: a weft-nm
+    /// directory in the system's temporary directory).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// Address the node's HTTP API listens on.
+    #[arg(long, default_value = "127.0.0.1:8042")]
+    listen: SocketAddr,
+    /// The host:port AMs reach this node at (default: the host name when
+    /// listening on every address, else the listening address).
+    #[arg(long)]
+    http_address: Option<String>,
+    /// The node id (default: the HTTP address).
+    #[arg(long)]
+    node_id: Option<String>,
+    /// Memory enforcement: auto (cgroups v2 where usable, else polling),
+    /// off (polling resident memory), or a delegated cgroup v2 directory.
+    #[arg(long, default_value = "auto")]
+    cgroup: String,
+    /// Milliseconds between SIGTERM and SIGKILL when stopping a container.
+    #[arg(long, default_value_t = 250)]
+    kill_grace_ms: u64,
+    /// Milliseconds between memory samples.
+    #[arg(long, default_value_t = 3000)]
+    monitor_interval_ms: u64,
+}
+
+impl NmArgs {
+    fn config(self) -> anyhow::Result<(NmConfig, SocketAddr)> {
+        let work_dir = self
+            .work_dir
+            .unwrap_or_else(|| std::env::temp_dir().join("weft-nm"));
+        let mut config = NmConfig::new(
+            self.rm,
+            Resource::new(self.memory_mb, self.vcores),
+            work_dir,
+        );
+        config.rack = self.rack;
+        config.http_address = self.http_address;
+        config.node_id = match self.node_id {
+            Some(id) => Some(id.parse().with_context(|| format!("--node-id {id}"))?),
+            None => None,
+        };
+        config.memory_enforcement = match self.cgroup.as_str() {
+            "auto" => MemoryEnforcement::Auto,
+            "off" => MemoryEnforcement::RssPolling,
+            dir => MemoryEnforcement::Cgroup(PathBuf::from(dir)),
+        };
+        config.kill_grace = Duration::from_millis(self.kill_grace_ms);
+        config.monitor_interval = Duration::from_millis(self.monitor_interval_ms.max(10));
+        Ok((config, self.listen))
+    }
+}
+
+pub(crate) async fn run(a: NmArgs) -> anyhow::Result<()> {
+    let (config, listen) = a.config()?;
+    let work_dir = config.work_dir.clone();
+    let rm = config.rm.clone();
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    let nm = NodeManager::start(config, listener).await?;
+    tracing::info!(node = %nm.node_id(), http = nm.http_address(), rm = %rm, work_dir = %work_dir.display(), "node manager running");
+    crate::shutdown_signal().await;
+    nm.stop().await;
+    tracing::info!("node manager stopped");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        nm: NmArgs,
+    }
+
+    #[test]
+    fn flags_become_settings() {
+        let cmd = Cmd::parse_from([
+            "nm",
+            "--rm",
+            "http://rm:8088",
+            "--memory-mb",
+            "4096",
+            "--vcores",
+            "2",
+            "--rack",
+            "/r2",
+            "--work-dir",
+            "/var/lib/weft",
+            "--cgroup",
+            "off",
+            "--node-id",
+            "n1:8042",
+        ]);
+        let (config, listen) = cmd.nm.config().unwrap();
+        assert_eq!(config.capability, Resource::new(4096, 2));
+        assert_eq!(config.memory_enforcement, MemoryEnforcement::RssPolling);
+        assert_eq!(config.node_id.unwrap().to_string(), "n1:8042");
+        assert_eq!(listen.to_string(), "127.0.0.1:8042");
+        let bad = Cmd::parse_from(["nm", "--node-id", "nope"]);
+        assert_eq!(bad.nm.config().unwrap_err().to_string(), "--node-id nope");
+    }
+}
