@@ -313,17 +313,21 @@ fn memory(nodes: usize, apps: usize, per_app: u32) {
 fn main() {
     let quick = std::env::var_os("WEFT_BENCH_QUICK").is_some();
     if std::env::var_os("WEFT_BENCH_PROFILE").is_some() {
-        // For profilers: one shape, many churn rounds.
+        // For profilers: one shape (2,000 nodes and 10,000 apps unless
+        // WEFT_BENCH_NODES and WEFT_BENCH_APPS say otherwise), many churn rounds.
+        let var = |name: &str, default: usize| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
         let shape = Shape {
-            nodes: 2_000,
+            nodes: var("WEFT_BENCH_NODES", 2_000),
             node_capability: Resource::new(64 * 1024, 64),
-            apps: 10_000,
+            apps: var("WEFT_BENCH_APPS", 10_000),
             asks_per_app: 1_000_000,
         };
-        let rounds = std::env::var("WEFT_BENCH_ROUNDS")
-            .ok()
-            .and_then(|r| r.parse().ok())
-            .unwrap_or(60);
+        let rounds = var("WEFT_BENCH_ROUNDS", 60);
         throughput("profile", &shape, rounds);
         return;
     }

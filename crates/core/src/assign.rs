@@ -41,11 +41,18 @@ struct Ctx<'a> {
     nodes: &'a Nodes,
     node: &'a Node,
     node_idx: NodeIdx,
+    params: Params,
+    now: Time,
+}
+
+/// What every decision of a heartbeat reads from the settings and the
+/// cluster, derived once per heartbeat rather than once per walk.
+#[derive(Clone, Copy)]
+struct Params {
     relaxation: LocalityRelaxation,
     n_nodes: u32,
     reservation_threshold: Resource,
     reservable_nodes: f64,
-    now: Time,
 }
 
 impl ResourceManager {
@@ -59,6 +66,7 @@ impl ResourceManager {
         }
         let min = self.settings.scheduler.min_allocation();
         let mode = self.settings.scheduler.heartbeat_assignment();
+        let params = self.params();
         let max_to_assign = self.nodes.get(idx).available().scale_down(0.5);
         let mut n_assigned: u32 = 0;
         let mut assigned = Resource::ZERO;
@@ -70,7 +78,7 @@ impl ResourceManager {
             if node.reservation.is_some() || !min.fits_in(&node.available()) {
                 break;
             }
-            let Some(decision) = self.decide_on_walk(now, idx) else {
+            let Some(decision) = self.decide_on_walk(now, idx, params) else {
                 break;
             };
             match self.commit(now, idx, decision, false) {
@@ -93,17 +101,23 @@ impl ResourceManager {
         }
     }
 
+    fn params(&self) -> Params {
+        Params {
+            relaxation: self.settings.scheduler.locality_relaxation(),
+            n_nodes: self.nodes.n_running,
+            reservation_threshold: self.settings.scheduler.reservation_threshold(),
+            reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+        }
+    }
+
     /// Walks the tree once and returns the first app's decision.
-    fn decide_on_walk(&mut self, now: Time, idx: NodeIdx) -> Option<Decision> {
+    fn decide_on_walk(&mut self, now: Time, idx: NodeIdx, params: Params) -> Option<Decision> {
         let ctx = Ctx {
             tree: &self.tree,
             nodes: &self.nodes,
             node: self.nodes.get(idx),
             node_idx: idx,
-            relaxation: self.settings.scheduler.locality_relaxation(),
-            n_nodes: self.nodes.n_running,
-            reservation_threshold: self.settings.scheduler.reservation_threshold(),
-            reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+            params,
             now,
         };
         let active = &mut self.active;
@@ -131,16 +145,7 @@ impl ResourceManager {
                 if from_reservation {
                     self.release_reservation(idx, "its container was allocated");
                 }
-                let resource = self.allocate_container(now, app, idx, key, locality);
-                // After an allocation the allowed level comes back down to what
-                // was achieved, and the time-based wait starts again.
-                if let Some(state) = self.active_mut(app).requests.keys.get_mut(&key) {
-                    if state.allowed.is_some_and(|allowed| locality < allowed) {
-                        state.allowed = Some(locality);
-                    }
-                    state.last_scheduled = Some(now);
-                }
-                Some(resource)
+                Some(self.allocate_container(now, app, idx, key, locality))
             }
             Decision::Reserve { app, key, locality } => {
                 let app_id = self.active(app).id;
@@ -202,10 +207,7 @@ impl ResourceManager {
                 nodes: &self.nodes,
                 node: self.nodes.get(idx),
                 node_idx: idx,
-                relaxation: self.settings.scheduler.locality_relaxation(),
-                n_nodes: self.nodes.n_running,
-                reservation_threshold: self.settings.scheduler.reservation_threshold(),
-                reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+                params: self.params(),
                 now,
             };
             let app = self.active[h.index()].as_mut().expect("checked above");
@@ -226,6 +228,7 @@ impl ResourceManager {
             .iter()
             .map(|(h, r)| (*h, *r))
             .collect();
+        let params = self.params();
         for (h, amount) in entries {
             let mut left = amount;
             while left.any_positive()
@@ -238,10 +241,7 @@ impl ResourceManager {
                     nodes: &self.nodes,
                     node: self.nodes.get(idx),
                     node_idx: idx,
-                    relaxation: self.settings.scheduler.locality_relaxation(),
-                    n_nodes: self.nodes.n_running,
-                    reservation_threshold: self.settings.scheduler.reservation_threshold(),
-                    reservable_nodes: self.settings.scheduler.reservable_nodes.get(),
+                    params,
                     now,
                 };
                 let app = self.active[h.index()].as_mut().expect("checked");
@@ -341,8 +341,9 @@ fn decide(ctx: &Ctx<'_>, app: &mut ActiveApp, reserved_key: Option<SchedKey>) ->
         if !state.can_relax_beyond(Location::Any) {
             continue;
         }
+        // The level check first: it spares counting locations when it decides.
         if state.any_count() > 0
-            && (state.unique_locations() <= 1 || allowed == Locality::OffSwitch)
+            && (allowed == Locality::OffSwitch || state.unique_locations() <= 1)
         {
             return place(
                 ctx,
@@ -392,7 +393,7 @@ fn place(
         policy,
         &cluster,
         &key.capability,
-        &ctx.reservation_threshold,
+        &ctx.params.reservation_threshold,
     ) != Ordering::Less;
     let free_for_app = node.reservation.is_none_or(|r| r.app == h);
     let waiting_for_preempted = node.preempted_for.contains_key(&h);
@@ -409,11 +410,11 @@ fn place(
             .filter(|idx| off_switch || ctx.nodes.get(**idx).rack == node.rack)
             .count();
         let total = if off_switch {
-            ctx.n_nodes as usize
+            ctx.params.n_nodes as usize
         } else {
             ctx.nodes.n_in_rack(&node.rack)
         };
-        let allowed = (total as f64 * ctx.reservable_nodes).ceil() as usize;
+        let allowed = (total as f64 * ctx.params.reservable_nodes).ceil() as usize;
         if existing >= allowed {
             return None;
         }
@@ -444,7 +445,7 @@ fn allowed_locality(state: &mut KeyState, ctx: &Ctx<'_>) -> Locality {
     let LocalityRelaxation::Delayed {
         opportunities,
         time,
-    } = ctx.relaxation
+    } = ctx.params.relaxation
     else {
         return Locality::OffSwitch;
     };
@@ -459,7 +460,7 @@ fn allowed_locality(state: &mut KeyState, ctx: &Ctx<'_>) -> Locality {
     let at_node = allowed == Locality::NodeLocal;
     let by_opportunities = opportunities.is_some_and(|t| {
         let threshold = if at_node { t.node.get() } else { t.rack.get() };
-        state.opportunities as f64 > f64::from(ctx.n_nodes) * threshold
+        state.opportunities as f64 > f64::from(ctx.params.n_nodes) * threshold
     });
     let by_time = time.is_some_and(|t| {
         let wait = if at_node { t.node } else { t.rack };

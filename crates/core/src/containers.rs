@@ -3,6 +3,8 @@
 //! ledger it touches: the node, the app, the queue tree, the AM's
 //! "completed" list and the event stream.
 
+use std::collections::VecDeque;
+
 use weft_model::{ContainerId, Priority, Resource, Time};
 
 use crate::nodes::{ContainerIdx, NodeIdx};
@@ -25,6 +27,156 @@ pub(crate) struct Container {
     pub(crate) is_am: bool,
     pub(crate) running: bool,
     pub(crate) allocated_at: Time,
+}
+
+/// An app's live containers by sequence number.
+///
+/// Mostly a window indexed by sequence number: an app's containers take
+/// consecutive numbers and most end roughly in order, so a lookup (every
+/// container status a node reports) is one index into four-byte slots, and
+/// ending a container leaves a hole that is trimmed once it reaches either
+/// end of the window. The lookups mostly miss the cache (the app was last
+/// touched long ago), so the cache lines read matter more than instructions:
+/// a binary search over (number, index) pairs read three or four.
+/// A container that outlives its neighbours by far (an AM container, say)
+/// would pin the window's start and let it grow with every container the app
+/// ever had, so once the window is mostly holes its older half moves out to
+/// a short sorted list: the window never holds more than four slots per live
+/// container in it (plus `WINDOW_MIN`), and the list holds only such stragglers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ContainerBook {
+    /// Slot `i` holds the container numbered `base + i`, or `HOLE`.
+    window: VecDeque<ContainerIdx>,
+    base: u64,
+    /// Live containers in the window.
+    n_window: usize,
+    /// Live containers numbered below `base`, by sequence number.
+    older: Vec<(u64, ContainerIdx)>,
+}
+
+const HOLE: ContainerIdx = ContainerIdx(u32::MAX);
+
+/// Window slots allowed whatever the number of live containers in it.
+const WINDOW_MIN: usize = 64;
+
+impl ContainerBook {
+    /// Live containers.
+    pub(crate) fn len(&self) -> usize {
+        self.n_window + self.older.len()
+    }
+
+    /// The live container with this sequence number.
+    pub(crate) fn get(&self, seq: &u64) -> Option<&ContainerIdx> {
+        if *seq < self.base {
+            let at = self.find_older(*seq).ok()?;
+            return Some(&self.older[at].1);
+        }
+        let idx = self.window.get(usize::try_from(*seq - self.base).ok()?)?;
+        (*idx != HOLE).then_some(idx)
+    }
+
+    /// Records a live container; returns the one it replaces, if any.
+    pub(crate) fn insert(&mut self, seq: u64, idx: ContainerIdx) -> Option<ContainerIdx> {
+        debug_assert!(idx != HOLE);
+        if seq < self.base {
+            // Containers recovered after a restart may come in any order.
+            return match self.find_older(seq) {
+                Ok(at) => Some(std::mem::replace(&mut self.older[at].1, idx)),
+                Err(at) => {
+                    self.older.insert(at, (seq, idx));
+                    None
+                }
+            };
+        }
+        if self.window.is_empty() {
+            self.base = seq;
+        }
+        if seq - self.base >= (4 * (self.n_window + 1) + WINDOW_MIN) as u64 {
+            // So far past the window that it would be mostly holes (a
+            // recovered container): start a new window there.
+            self.retire(self.window.len());
+            self.base = seq;
+        }
+        let at = (seq - self.base) as usize;
+        if at == self.window.len() {
+            // The common case: the app's next container.
+            if self.window.capacity() == 0 {
+                // Room for a handful at once: most apps hold several
+                // containers, and growing from 4 costs a copy each time.
+                self.window.reserve_exact(8);
+            }
+            self.window.push_back(idx);
+            self.n_window += 1;
+            return None;
+        }
+        if at > self.window.len() {
+            self.window.resize(at + 1, HOLE);
+        }
+        let old = std::mem::replace(&mut self.window[at], idx);
+        if old == HOLE {
+            self.n_window += 1;
+            None
+        } else {
+            Some(old)
+        }
+    }
+
+    /// Forgets a container; returns it if it was live.
+    pub(crate) fn remove(&mut self, seq: &u64) -> Option<ContainerIdx> {
+        if *seq < self.base {
+            let at = self.find_older(*seq).ok()?;
+            return Some(self.older.remove(at).1);
+        }
+        let at = usize::try_from(*seq - self.base).ok()?;
+        let old = std::mem::replace(self.window.get_mut(at)?, HOLE);
+        if old == HOLE {
+            return None;
+        }
+        self.n_window -= 1;
+        self.trim();
+        // Each turn at least halves the window, and trimming may leave it
+        // still mostly holes (the live ones were in the half that went).
+        while self.window.len() > WINDOW_MIN && self.window.len() > 4 * self.n_window {
+            self.retire(self.window.len() / 2);
+            self.trim();
+        }
+        Some(old)
+    }
+
+    /// The live containers, by sequence number.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &ContainerIdx> + '_ {
+        self.older
+            .iter()
+            .map(|(_, idx)| idx)
+            .chain(self.window.iter().filter(|idx| **idx != HOLE))
+    }
+
+    /// Moves the first `n` slots of the window out, live ones to `older`
+    /// (whose numbers are all below the window's, so they go at its end).
+    fn retire(&mut self, n: usize) {
+        for (i, idx) in self.window.drain(..n).enumerate() {
+            if idx != HOLE {
+                self.older.push((self.base + i as u64, idx));
+                self.n_window -= 1;
+            }
+        }
+        self.base += n as u64;
+    }
+
+    /// Drops holes at both ends of the window.
+    fn trim(&mut self) {
+        while self.window.front() == Some(&HOLE) {
+            self.window.pop_front();
+            self.base += 1;
+        }
+        while self.window.back() == Some(&HOLE) {
+            self.window.pop_back();
+        }
+    }
+
+    fn find_older(&self, seq: u64) -> Result<usize, usize> {
+        self.older.binary_search_by_key(&seq, |(s, _)| *s)
+    }
 }
 
 impl ResourceManager {
@@ -51,7 +203,8 @@ impl ResourceManager {
         let app = self.active[h.index()]
             .as_mut()
             .expect("active app for a live handle");
-        app.requests.allocate(key, locality, &node.name, &node.rack);
+        app.requests
+            .allocate(key, locality, &node.name, &node.rack, now);
         let seq = app.next_container_seq;
         app.next_container_seq += 1;
         let id = ContainerId {
@@ -228,5 +381,104 @@ impl ResourceManager {
             return None;
         }
         app.containers.get(&id.seq).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn a_long_lived_container_does_not_pin_the_window() {
+        let mut book = ContainerBook::default();
+        book.insert(1, ContainerIdx(1));
+        for seq in 2..10_000 {
+            book.insert(seq, ContainerIdx(seq as u32));
+            book.remove(&seq);
+        }
+        assert_eq!(book.len(), 1);
+        assert!(book.window.len() <= WINDOW_MIN, "{}", book.window.len());
+        assert_eq!(book.get(&1), Some(&ContainerIdx(1)));
+        // A container recovered far ahead, then one far behind.
+        assert_eq!(book.insert(1_000_000, ContainerIdx(7)), None);
+        assert_eq!(book.insert(5, ContainerIdx(5)), None);
+        assert_eq!(
+            book.values().copied().collect::<Vec<_>>(),
+            [ContainerIdx(1), ContainerIdx(5), ContainerIdx(7)]
+        );
+        assert!(book.window.len() <= WINDOW_MIN);
+    }
+
+    #[test]
+    fn a_window_left_with_live_ends_only_is_cut_to_its_bound() {
+        // Live ones are crowded into the window's older half when it comes
+        // to be cut: cutting that half leaves two live containers 99 apart,
+        // so the cut goes on.
+        let mut book = ContainerBook::default();
+        let mut model = BTreeMap::new();
+        let removals = (102..=198).chain([100]).chain((47..=99).rev());
+        let ops = (0..=199)
+            .map(|s| (true, s))
+            .chain(removals.map(|s| (false, s)));
+        for (insert, seq) in ops {
+            if insert {
+                book.insert(seq, ContainerIdx(seq as u32));
+                model.insert(seq, ContainerIdx(seq as u32));
+            } else {
+                assert_eq!(book.remove(&seq), model.remove(&seq));
+            }
+            assert!(
+                book.window.len() <= 4 * book.n_window + WINDOW_MIN,
+                "{} slots for {} live after {seq}",
+                book.window.len(),
+                book.n_window
+            );
+        }
+        assert_eq!(book.len(), 49);
+        assert!(book.values().eq(model.values()));
+    }
+
+    proptest! {
+        /// The book answers as a map from sequence numbers would (a
+        /// `BTreeMap` here), whatever the order of insertions (recovery:
+        /// older numbers, numbers far ahead) and removals (mostly the
+        /// oldest, as containers end, or any), and keeps its bound on slots.
+        #[test]
+        fn container_book_behaves_as_a_map(ops in prop::collection::vec((0u8..10, 0u64..100_000, 0u32..1000), 0..600)) {
+            let mut book = ContainerBook::default();
+            let mut model: BTreeMap<u64, ContainerIdx> = BTreeMap::new();
+            let mut next_seq = 64;
+            for (kind, far, idx) in ops {
+                let seq = match kind {
+                    // Mostly the app's next number.
+                    0..=3 => { next_seq += 1; next_seq }
+                    // One recovered below, maybe live already.
+                    4 => far % next_seq,
+                    // One recovered far ahead; the app carries on from there.
+                    5 => { next_seq += far % 1_000; next_seq }
+                    // The oldest live one, or a random live one, or any.
+                    6 | 7 => model.keys().next().copied().unwrap_or(far),
+                    8 => model.keys().nth(idx as usize % model.len().max(1)).copied().unwrap_or(far),
+                    _ => far % (next_seq + 2),
+                };
+                if kind <= 5 {
+                    prop_assert_eq!(book.insert(seq, ContainerIdx(idx)), model.insert(seq, ContainerIdx(idx)));
+                } else {
+                    prop_assert_eq!(book.remove(&seq), model.remove(&seq));
+                }
+                prop_assert_eq!(book.len(), model.len());
+                prop_assert!(book.window.len() <= 4 * book.n_window + WINDOW_MIN, "{} slots for {} live", book.window.len(), book.n_window);
+                prop_assert!(book.older.windows(2).all(|w| w[0].0 < w[1].0));
+                prop_assert!(book.older.iter().all(|(s, _)| *s < book.base));
+                prop_assert_eq!(book.values().copied().collect::<Vec<_>>(), model.values().copied().collect::<Vec<_>>());
+                for s in [seq, seq + 1, next_seq, next_seq + 1, book.base.wrapping_sub(1)] {
+                    prop_assert_eq!(book.get(&s), model.get(&s));
+                }
+            }
+        }
     }
 }

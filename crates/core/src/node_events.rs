@@ -257,10 +257,11 @@ impl ResourceManager {
                 }
                 (Some(c), ContainerState::Complete { exit_status }) => {
                     if self.container(c).node == idx {
-                        let diagnostics = if exit_status == 0 {
-                            "container exited successfully".to_owned()
+                        // The common case borrows a static text: no string per container.
+                        let diagnostics: std::borrow::Cow<'static, str> = if exit_status == 0 {
+                            "container exited successfully".into()
                         } else {
-                            format!("container exited with status {exit_status}")
+                            format!("container exited with status {exit_status}").into()
                         };
                         self.end_container(now, c, exit_status, diagnostics, None);
                     }
@@ -275,6 +276,11 @@ impl ResourceManager {
                 // A completion the RM already processed (it ended the container itself).
                 (None, ContainerState::Complete { .. }) => {}
             }
+        }
+        let node = self.nodes.get_mut(idx);
+        if node.new_allocations.capacity() == 0 {
+            // Fill a buffer a driver gave back rather than grow a new one.
+            std::mem::swap(&mut node.new_allocations, &mut self.spare_allocations);
         }
         self.schedule_node(now, idx);
         let node = self.nodes.get_mut(idx);

@@ -79,11 +79,95 @@ impl KeyState {
         ask.is_none_or(|a| a.relax_locality)
     }
 
+    /// True when nothing is outstanding at any location.
+    fn is_empty(&self) -> bool {
+        self.any_count() == 0
+            && self.racks.values().all(|a| a.count == 0)
+            && self.nodes.values().all(|a| a.count == 0)
+    }
+
     /// Distinct locations (anywhere included) with an outstanding ask.
     pub(crate) fn unique_locations(&self) -> usize {
         usize::from(self.any_count() > 0)
             + self.racks.values().filter(|a| a.count > 0).count()
             + self.nodes.values().filter(|a| a.count > 0).count()
+    }
+}
+
+/// An app's keys with their asks, in key order.
+///
+/// A vector sorted by key rather than a map: an app asks at a few priorities
+/// and sizes, so lookups are a short binary search, and a decision reads one
+/// small allocation (a B-tree leaf would be over a kilobyte per app, and
+/// several cache lines apart from the state it holds).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KeyTable {
+    entries: Vec<(SchedKey, KeyState)>,
+}
+
+impl KeyTable {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub(crate) fn get(&self, key: &SchedKey) -> Option<&KeyState> {
+        let at = self.find(key).ok()?;
+        Some(&self.entries[at].1)
+    }
+
+    pub(crate) fn get_mut(&mut self, key: &SchedKey) -> Option<&mut KeyState> {
+        let at = self.find(key).ok()?;
+        Some(&mut self.entries[at].1)
+    }
+
+    /// The state of `key`, created empty if the key is new.
+    pub(crate) fn get_or_default(&mut self, key: SchedKey) -> &mut KeyState {
+        let at = match self.find(&key) {
+            Ok(at) => at,
+            Err(at) => {
+                if self.entries.capacity() == 0 {
+                    // Most apps ask at one key: no room for more until needed.
+                    self.entries.reserve_exact(1);
+                }
+                self.entries.insert(at, (key, KeyState::default()));
+                at
+            }
+        };
+        &mut self.entries[at].1
+    }
+
+    pub(crate) fn remove(&mut self, key: &SchedKey) -> Option<KeyState> {
+        let at = self.find(key).ok()?;
+        Some(self.entries.remove(at).1)
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The keys in order (smallest priority number first), with their states.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&SchedKey, &KeyState)> + '_ {
+        self.entries.iter().map(|(key, state)| (key, state))
+    }
+
+    /// The states in key order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &KeyState> + '_ {
+        self.entries.iter().map(|(_, state)| state)
+    }
+
+    /// `iter`, with the states writable.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&SchedKey, &mut KeyState)> + '_ {
+        self.entries.iter_mut().map(|(key, state)| (&*key, state))
+    }
+
+    fn find(&self, key: &SchedKey) -> Result<usize, usize> {
+        self.entries.binary_search_by(|(k, _)| k.cmp(key))
     }
 }
 
@@ -97,7 +181,7 @@ pub(crate) enum Location<'a> {
 /// An app's asks.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RequestTable {
-    pub(crate) keys: BTreeMap<SchedKey, KeyState>,
+    pub(crate) keys: KeyTable,
     /// Σ over keys of (anywhere count × capability): what the tree sees as pending.
     pending: Resource,
 }
@@ -126,7 +210,7 @@ impl RequestTable {
             priority: ask.priority,
             capability,
         };
-        let state = self.keys.entry(key).or_default();
+        let state = self.keys.get_or_default(key);
         let new = LocationAsk {
             count: ask.num_containers,
             relax_locality: ask.relax_locality,
@@ -145,18 +229,25 @@ impl RequestTable {
     }
 
     /// Books one container allocated under `key` at `locality` on a node named
-    /// `node_name` in `rack`: the node, rack and anywhere counts go down as
-    /// far as the level reaches, as in YARN.
+    /// `node_name` in `rack` at `now`: the node, rack and anywhere counts go
+    /// down as far as the level reaches, as in YARN; the allowed locality
+    /// comes back down to what was achieved, and the time-based wait starts
+    /// again.
     pub(crate) fn allocate(
         &mut self,
         key: SchedKey,
         locality: Locality,
         node_name: &str,
         rack: &str,
+        now: Time,
     ) {
         let Some(state) = self.keys.get_mut(&key) else {
             return;
         };
+        if state.allowed.is_some_and(|allowed| locality < allowed) {
+            state.allowed = Some(locality);
+        }
+        state.last_scheduled = Some(now);
         if locality == Locality::NodeLocal {
             if let Some(a) = state.nodes.get_mut(node_name) {
                 a.count = a.count.saturating_sub(1);
@@ -173,13 +264,15 @@ impl RequestTable {
                 self.pending -= key.capability;
             }
         }
-        self.prune(key);
+        if state.is_empty() {
+            self.keys.remove(&key);
+        }
     }
 
     /// Puts one container back under `key` (an AM container lost before it
     /// ran, or a recovered request).
     pub(crate) fn add_any(&mut self, key: SchedKey, count: u32) {
-        let state = self.keys.entry(key).or_default();
+        let state = self.keys.get_or_default(key);
         let any = state.any.get_or_insert(LocationAsk {
             count: 0,
             relax_locality: true,
@@ -205,13 +298,8 @@ impl RequestTable {
     /// Forgets a key with nothing outstanding at any location, keeping its
     /// delay-scheduling state only while something is asked.
     fn prune(&mut self, key: SchedKey) {
-        if let Some(state) = self.keys.get(&key) {
-            let empty = state.any_count() == 0
-                && state.racks.values().all(|a| a.count == 0)
-                && state.nodes.values().all(|a| a.count == 0);
-            if empty {
-                self.keys.remove(&key);
-            }
+        if self.keys.get(&key).is_some_and(KeyState::is_empty) {
+            self.keys.remove(&key);
         }
     }
 }
@@ -271,17 +359,17 @@ mod tests {
             priority: Priority(1),
             capability: Resource::new(1024, 1),
         };
-        assert_eq!(t.keys[&key].unique_locations(), 3);
-        t.allocate(key, Locality::NodeLocal, "h1", "/r1");
-        let s = &t.keys[&key];
+        assert_eq!(t.keys.get(&key).unwrap().unique_locations(), 3);
+        t.allocate(key, Locality::NodeLocal, "h1", "/r1", Time::ZERO);
+        let s = t.keys.get(&key).unwrap();
         assert_eq!(
             (s.node_count("h1"), s.rack_count("/r1"), s.any_count()),
             (0, 1, 2)
         );
-        t.allocate(key, Locality::OffSwitch, "h9", "/r9");
-        let s = &t.keys[&key];
+        t.allocate(key, Locality::OffSwitch, "h9", "/r9", Time::ZERO);
+        let s = t.keys.get(&key).unwrap();
         assert_eq!((s.rack_count("/r1"), s.any_count()), (1, 1));
-        t.allocate(key, Locality::RackLocal, "h2", "/r1");
+        t.allocate(key, Locality::RackLocal, "h2", "/r1", Time::ZERO);
         assert!(t.is_empty());
         assert!(t.keys.is_empty());
     }
@@ -296,12 +384,34 @@ mod tests {
         ] {
             t.update(&a, a.capability);
         }
-        let s = t.keys.values().next().unwrap();
+        let (_, s) = t.keys.iter().next().unwrap();
         assert!(!s.can_relax_beyond(Location::Any));
         assert!(!s.can_relax_beyond(Location::Rack("/r1")));
         assert!(
             s.can_relax_beyond(Location::Rack("/r2")),
             "no ask at a rack means no restriction there"
         );
+    }
+
+    proptest::proptest! {
+        /// The key table answers as a map would, in key order.
+        #[test]
+        fn key_table_behaves_as_a_map(ops in proptest::collection::vec((proptest::bool::ANY, -3i32..3, 1u64..4, 0u64..1000), 0..200)) {
+            let mut table = KeyTable::default();
+            let mut model: BTreeMap<SchedKey, u64> = BTreeMap::new();
+            for (insert, prio, mb, stamp) in ops {
+                let key = SchedKey { priority: Priority(prio), capability: Resource::new(mb * 1024, mb) };
+                if insert {
+                    table.get_or_default(key).opportunities = stamp;
+                    model.insert(key, stamp);
+                } else {
+                    proptest::prop_assert_eq!(table.remove(&key).map(|s| s.opportunities), model.remove(&key));
+                }
+                proptest::prop_assert_eq!(table.get(&key).map(|s| s.opportunities), model.get(&key).copied());
+                let listed: Vec<(SchedKey, u64)> = table.iter().map(|(k, s)| (*k, s.opportunities)).collect();
+                let expected: Vec<(SchedKey, u64)> = model.iter().map(|(k, v)| (*k, *v)).collect();
+                proptest::prop_assert_eq!(listed, expected);
+            }
+        }
     }
 }

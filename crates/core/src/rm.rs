@@ -59,6 +59,9 @@ pub struct ResourceManager {
     pub(crate) max_shares_lowered: bool,
     /// Events of the input being handled.
     pub(crate) events: Vec<Event>,
+    /// An empty buffer for a heartbeat's allocations: the last heartbeat
+    /// reply's, when the driver hands its `Output` back to `handle_into`.
+    pub(crate) spare_allocations: Vec<AllocatedContainer>,
     pub(crate) counters: Counters,
     /// Starvation timers and the warn-then-kill ledger.
     pub(crate) preemptor: weft_preemption::Preemptor,
@@ -207,7 +210,7 @@ pub(crate) struct ActiveApp {
     pub(crate) attempt: AttemptId,
     pub(crate) requests: RequestTable,
     /// Live containers by sequence number.
-    pub(crate) containers: BTreeMap<u64, crate::nodes::ContainerIdx>,
+    pub(crate) containers: crate::containers::ContainerBook,
     pub(crate) next_container_seq: u64,
     pub(crate) newly_allocated: Vec<AllocatedContainer>,
     pub(crate) completed: Vec<CompletedContainer>,
@@ -259,6 +262,7 @@ impl ResourceManager {
             capacity_dirty: false,
             max_shares_lowered: false,
             events: Vec::new(),
+            spare_allocations: Vec::new(),
             counters: Counters::default(),
             preemptor: weft_preemption::Preemptor::new(),
             preemption_active: false,
@@ -280,6 +284,12 @@ impl ResourceManager {
         let now = now.max(self.last_now);
         self.last_now = now;
         out.events.clear();
+        if let Reply::NodeHeartbeat(Ok(reply)) = &mut out.reply {
+            if reply.allocated.capacity() > self.spare_allocations.capacity() {
+                reply.allocated.clear();
+                self.spare_allocations = std::mem::take(&mut reply.allocated);
+            }
+        }
         // Work in the caller's buffer (and its capacity); hand it back filled.
         std::mem::swap(&mut self.events, &mut out.events);
         self.expire_nodes(now);

@@ -169,6 +169,7 @@ impl QueueTree {
             runnable: false,
             runnable_pos: 0,
             listed_key: None,
+            listed_slot: 0,
         };
         let handle = match self.free_apps.pop() {
             Some(slot) => {
@@ -336,13 +337,15 @@ impl QueueTree {
 
     /// Records resources newly allocated to an app (a container started).
     pub fn add_usage(&mut self, h: AppHandle, res: Resource) {
-        self.app_mut(h).usage += res;
+        let app = self.app_mut(h);
+        app.usage += res;
+        let mut cur = Some(app.queue);
         self.rekey_app(h);
-        let mut cur = Some(self.app(h).queue);
         while let Some(q) = cur {
-            self.queue_mut(q).usage += res;
+            let queue = self.queue_mut(q);
+            queue.usage += res;
+            cur = queue.parent;
             self.rekey_queue(q);
-            cur = self.queue(q).parent;
         }
     }
 
@@ -352,17 +355,19 @@ impl QueueTree {
             res.fits_in(&self.app(h).usage),
             "releasing more than the app uses"
         );
-        self.app_mut(h).usage -= res;
+        let app = self.app_mut(h);
+        app.usage -= res;
+        let mut cur = Some(app.queue);
         self.rekey_app(h);
-        let mut cur = Some(self.app(h).queue);
         while let Some(q) = cur {
+            let queue = self.queue_mut(q);
             debug_assert!(
-                res.fits_in(&self.queue(q).usage),
+                res.fits_in(&queue.usage),
                 "releasing more than the queue uses"
             );
-            self.queue_mut(q).usage -= res;
+            queue.usage -= res;
+            cur = queue.parent;
             self.rekey_queue(q);
-            cur = self.queue(q).parent;
         }
     }
 
@@ -407,11 +412,13 @@ impl QueueTree {
     }
 
     /// The app's id.
+    #[inline]
     pub fn app_id(&self, h: AppHandle) -> AppId {
         self.app(h).id
     }
 
     /// The app's leaf.
+    #[inline]
     pub fn app_queue(&self, h: AppHandle) -> QueueId {
         self.app(h).queue
     }
@@ -422,11 +429,13 @@ impl QueueTree {
     }
 
     /// The app's current usage.
+    #[inline]
     pub fn app_usage(&self, h: AppHandle) -> Resource {
         self.app(h).usage
     }
 
     /// The app's outstanding asks as last reported.
+    #[inline]
     pub fn app_pending(&self, h: AppHandle) -> Resource {
         self.app(h).pending
     }
@@ -437,6 +446,7 @@ impl QueueTree {
     }
 
     /// The app's instantaneous fair share as of the last update.
+    #[inline]
     pub fn app_fair_share(&self, h: AppHandle) -> Resource {
         self.app(h).fair_share
     }
@@ -457,16 +467,19 @@ impl QueueTree {
     }
 
     /// True when the app is runnable (not waiting on a running-app limit).
+    #[inline]
     pub fn app_is_runnable(&self, h: AppHandle) -> bool {
         self.app(h).runnable
     }
 
     /// True once the app's AM container was allocated (always false for unmanaged AMs).
+    #[inline]
     pub fn app_am_started(&self, h: AppHandle) -> bool {
         self.app(h).am_started
     }
 
     /// True for an unmanaged AM (it needs no AM container).
+    #[inline]
     pub fn app_is_unmanaged(&self, h: AppHandle) -> bool {
         self.app(h).unmanaged_am
     }
@@ -490,6 +503,7 @@ impl QueueTree {
     }
 
     /// True when some runnable app has pending asks (a walk could find work).
+    #[inline]
     pub fn has_schedulable_apps(&self) -> bool {
         !self.queue(ROOT).order.is_empty()
     }
@@ -512,23 +526,41 @@ impl QueueTree {
 
     fn walk_queue<T>(&self, id: QueueId, visit: &mut impl FnMut(AppHandle) -> Visit<T>) -> Flow<T> {
         let queue = self.queue(id);
-        if !queue.usage.fits_in(&queue.settings.max_share) {
+        let max = &queue.settings.max_share;
+        if *max != Resource::UNBOUNDED && !queue.usage.fits_in(max) {
             return Flow::Continue;
         }
-        for key in &queue.order {
-            let flow = match queue.kind {
-                QueueKind::Parent => self.walk_queue(QueueId(key.member), visit),
-                QueueKind::Leaf => match visit(AppHandle(key.member)) {
-                    Visit::Took(v) => Flow::Done(Some(v)),
-                    Visit::Pass => Flow::Continue,
-                    Visit::Stop => Flow::Done(None),
-                },
-            };
-            if let Flow::Done(v) = flow {
+        // The first member usually takes the node: it is cached in the set,
+        // and the others are read in order only when it passes.
+        let Some(first) = queue.order.first() else {
+            return Flow::Continue;
+        };
+        if let Flow::Done(v) = self.walk_member(queue.kind, first, visit) {
+            return Flow::Done(v);
+        }
+        for key in queue.order.iter().skip(1) {
+            if let Flow::Done(v) = self.walk_member(queue.kind, key.member, visit) {
                 return Flow::Done(v);
             }
         }
         Flow::Continue
+    }
+
+    #[inline]
+    fn walk_member<T>(
+        &self,
+        kind: QueueKind,
+        member: u32,
+        visit: &mut impl FnMut(AppHandle) -> Visit<T>,
+    ) -> Flow<T> {
+        match kind {
+            QueueKind::Parent => self.walk_queue(QueueId(member), visit),
+            QueueKind::Leaf => match visit(AppHandle(member)) {
+                Visit::Took(v) => Flow::Done(Some(v)),
+                Visit::Pass => Flow::Continue,
+                Visit::Stop => Flow::Done(None),
+            },
+        }
     }
 
     /// True when `res` more would keep the queue and all its ancestors within their max shares.
@@ -536,7 +568,9 @@ impl QueueTree {
         let mut cur = Some(leaf);
         while let Some(q) = cur {
             let queue = self.queue(q);
-            if !(queue.usage + res).fits_in(&queue.settings.max_share) {
+            // Most queues have no max share: skip the sum for them.
+            let max = &queue.settings.max_share;
+            if *max != Resource::UNBOUNDED && !(queue.usage + res).fits_in(max) {
                 return false;
             }
             cur = queue.parent;
@@ -550,6 +584,7 @@ impl QueueTree {
     }
 
     /// Cluster capacity minus everything allocated (Hadoop's root "available").
+    #[inline]
     pub fn cluster_available(&self) -> Resource {
         self.cluster - self.queue(ROOT).usage
     }

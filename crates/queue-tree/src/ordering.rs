@@ -37,59 +37,59 @@ pub(crate) struct KeyInputs {
 /// A member's position in its parent's ordered set; smaller is served first.
 ///
 /// The comparator's fields are encoded once, as integers whose unsigned
-/// order is the fields' order (floats through their order-preserving bit
-/// pattern, NaN and -0.0 first mapped to 0.0), so comparing two keys is a
-/// handful of integer compares: keys are compared far more often than built.
-#[derive(Clone, Copy, Debug)]
+/// order is the fields' order, so comparing two keys is a handful of integer
+/// compares: keys are compared far more often than built. The policy's part
+/// is packed into `POLICY_WORDS` words (see `fair_key` and `drf_key` for how
+/// each comparator fits), so that ties, common among members with equal
+/// usage, reach the start time and name after few compares.
+#[derive(Clone, Copy, Debug, Eq)]
 pub(crate) struct OrderKey {
-    /// [class, ratio, weight class, shares...]: the policy-specific part.
-    words: [u64; 3 + N_RESOURCE_TYPES],
-    start: u64,
-    /// The name tie-breaker, high word first (two words keep the key 8-aligned).
-    tie: [u64; 2],
+    /// [policy words..., start time, name tie-breaker high, low], compared in order.
+    words: [u64; POLICY_WORDS + 3],
     pub(crate) member: u32,
 }
 
+/// Words of a key that encode the policy's comparator: two for `fair`
+/// (class with the min-share ratio, then weight class with usage / weight),
+/// one per resource type for `drf` (the class rides in the first).
+const POLICY_WORDS: usize = if N_RESOURCE_TYPES > 2 {
+    N_RESOURCE_TYPES
+} else {
+    2
+};
+
 impl PartialEq for OrderKey {
+    /// Written out: a derived comparison of the word array calls `memcmp`.
     #[inline]
     fn eq(&self, other: &OrderKey) -> bool {
-        // The member decides almost every comparison of unequal keys.
+        let mut i = 0;
+        while i < self.words.len() {
+            if self.words[i] != other.words[i] {
+                return false;
+            }
+            i += 1;
+        }
         self.member == other.member
-            && self.words == other.words
-            && self.start == other.start
-            && self.tie == other.tie
     }
 }
 
-impl Eq for OrderKey {}
-
 impl Ord for OrderKey {
-    /// Field by field, first difference wins, written out so that it compiles
-    /// to straight-line integer compares (the walk's scans make this the
-    /// hottest comparison in Weft).
+    /// Word by word, first difference wins, written out so that it compiles
+    /// to straight-line integer compares (re-keying's binary searches make
+    /// this the hottest comparison in Weft).
     #[inline]
     fn cmp(&self, other: &OrderKey) -> std::cmp::Ordering {
-        use std::cmp::Ordering;
         let mut i = 0;
         while i < self.words.len() {
             let (a, b) = (self.words[i], other.words[i]);
             if a != b {
                 return if a < b {
-                    Ordering::Less
+                    std::cmp::Ordering::Less
                 } else {
-                    Ordering::Greater
+                    std::cmp::Ordering::Greater
                 };
             }
             i += 1;
-        }
-        if self.start != other.start {
-            return self.start.cmp(&other.start);
-        }
-        if self.tie[0] != other.tie[0] {
-            return self.tie[0].cmp(&other.tie[0]);
-        }
-        if self.tie[1] != other.tie[1] {
-            return self.tie[1].cmp(&other.tie[1]);
         }
         self.member.cmp(&other.member)
     }
@@ -102,39 +102,26 @@ impl PartialOrd for OrderKey {
     }
 }
 
-/// A float as an unsigned integer with the same order (after `canon`).
-fn ordered_bits(x: f64) -> u64 {
-    let bits = canon(x).to_bits();
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    }
+/// A float that is never negative, as an unsigned integer with the same
+/// order, in the low 63 bits (the top bit is left for a class). NaN counts
+/// as 0, as `canon` has it; every value encoded here is a quotient of
+/// non-negative quantities (usage, minimums, cluster size, weights, which
+/// the allocation file keeps non-negative), so nothing negative arrives,
+/// and -0.0 and anything below 0 would count as 0 too.
+fn nonneg_bits(x: f64) -> u64 {
+    if x > 0.0 { x.to_bits() } else { 0 }
 }
 
+const TOP: u64 = 1 << 63;
+
 impl OrderKey {
-    fn from_parts(
-        class: u8,
-        ratio: f64,
-        weight_class: u8,
-        shares: [f64; N_RESOURCE_TYPES],
-        start: u64,
-        tie: u128,
-        member: u32,
-    ) -> OrderKey {
-        let mut words = [0u64; 3 + N_RESOURCE_TYPES];
-        words[0] = u64::from(class);
-        words[1] = ordered_bits(ratio);
-        words[2] = u64::from(weight_class);
-        for (w, s) in words[3..].iter_mut().zip(shares) {
-            *w = ordered_bits(s);
-        }
-        OrderKey {
-            words,
-            start,
-            tie: [(tie >> 64) as u64, tie as u64],
-            member,
-        }
+    fn from_parts(policy: [u64; POLICY_WORDS], start: u64, tie: u128, member: u32) -> OrderKey {
+        let mut words = [0u64; POLICY_WORDS + 3];
+        words[..POLICY_WORDS].copy_from_slice(&policy);
+        words[POLICY_WORDS] = start;
+        words[POLICY_WORDS + 1] = (tie >> 64) as u64;
+        words[POLICY_WORDS + 2] = tie as u64;
+        OrderKey { words, member }
     }
 }
 
@@ -146,6 +133,7 @@ fn canon(x: f64) -> f64 {
 
 impl OrderKey {
     /// The key of a member under `policy`, given the cluster's size (DRF needs it).
+    #[inline]
     pub(crate) fn new(policy: Policy, m: &KeyInputs, cluster: &Resource) -> OrderKey {
         match policy {
             Policy::Fair => fair_key(m),
@@ -159,40 +147,41 @@ impl OrderKey {
 /// members below min(min share, demand) first, by usage / that min; then
 /// usage / weight (a zero weight after any positive weight); then start
 /// time; then name. Memory only.
+///
+/// Two words: (no demand, needy ratio or "not needy") and (zero weight,
+/// usage / weight). A needy member's ratio is usage / min with usage below
+/// the min, so at most 1.0, whose bits are below 2^62; "not needy" is 2^62,
+/// after every needy ratio, as Hadoop puts needy members first.
+#[inline]
 fn fair_key(m: &KeyInputs) -> OrderKey {
     let usage = m.usage.memory_mb() as f64;
     let demand = m.demand.memory_mb();
-    let demand_zero = u8::from(demand == 0);
     let effective_min = m.min_share.memory_mb().min(demand);
     let needy = m.usage.memory_mb() < effective_min;
-    let ratio = if needy {
-        usage / (effective_min.max(1) as f64)
+    let need = if needy {
+        nonneg_bits(usage / (effective_min.max(1) as f64))
     } else {
-        0.0
+        1 << 62
     };
     let weight = f64::from(m.weight);
-    let (weight_class, use_ratio) = if weight > 0.0 {
+    let (zero_weight, use_ratio) = if weight > 0.0 {
         (0, usage / weight)
     } else {
-        (1, usage)
+        (TOP, usage)
     };
-    let mut shares = [0.0; N_RESOURCE_TYPES];
-    shares[0] = canon(use_ratio);
-    OrderKey::from_parts(
-        demand_zero * 2 + u8::from(!needy),
-        ratio,
-        weight_class,
-        shares,
-        m.start.as_millis(),
-        m.tie,
-        m.member,
-    )
+    let mut policy = [0; POLICY_WORDS];
+    policy[0] = if demand == 0 { TOP } else { 0 } | need;
+    policy[1] = zero_weight | nonneg_bits(use_ratio);
+    OrderKey::from_parts(policy, m.start.as_millis(), m.tie, m.member)
 }
 
 /// Hadoop's DRF comparator: members whose dominant resource is below their
 /// min share of it first, by usage / min share of each resource in dominance
 /// order; otherwise by usage / cluster / weight of each resource in dominance
 /// order (dominant first); then start time; then name.
+///
+/// One word per resource type, the "not needy" class in the first word's top bit.
+#[inline]
 fn drf_key(m: &KeyInputs, cluster: &Resource) -> OrderKey {
     let weight = f64::from(m.weight);
     let mut usage_ratio = [0.0; N_RESOURCE_TYPES];
@@ -204,24 +193,19 @@ fn drf_key(m: &KeyInputs, cluster: &Resource) -> OrderKey {
     let by_dominance = dominance_order(&usage_ratio);
     let dominant = ResourceType::ALL[by_dominance[0]];
     let needy = m.usage.get(dominant) < m.min_share.get(dominant);
-    let mut shares = [0.0; N_RESOURCE_TYPES];
-    for (slot, idx) in shares.iter_mut().zip(by_dominance) {
+    let mut policy = [0; POLICY_WORDS];
+    for (slot, idx) in policy.iter_mut().zip(by_dominance) {
         let ty = ResourceType::ALL[idx];
-        *slot = if needy {
-            canon(m.usage.get(ty) as f64 / m.min_share.get(ty) as f64)
+        *slot = nonneg_bits(if needy {
+            m.usage.get(ty) as f64 / m.min_share.get(ty) as f64
         } else {
-            canon(usage_ratio[idx] / weight)
-        };
+            usage_ratio[idx] / weight
+        });
     }
-    OrderKey::from_parts(
-        u8::from(!needy),
-        0.0,
-        0,
-        shares,
-        m.start.as_millis(),
-        m.tie,
-        m.member,
-    )
+    if !needy {
+        policy[0] |= TOP;
+    }
+    OrderKey::from_parts(policy, m.start.as_millis(), m.tie, m.member)
 }
 
 /// Resource indices by descending usage ratio; on a tie the earlier type
@@ -241,47 +225,71 @@ fn dominance_order(usage_ratio: &[f64; N_RESOURCE_TYPES]) -> [usize; N_RESOURCE_
 
 /// Hadoop's FIFO comparator: higher app priority first, then earlier start, then name.
 fn fifo_key(m: &KeyInputs) -> OrderKey {
-    OrderKey::from_parts(
-        0,
-        -f64::from(m.priority),
-        0,
-        [0.0; N_RESOURCE_TYPES],
-        m.start.as_millis(),
-        m.tie,
-        m.member,
-    )
+    let mut policy = [0; POLICY_WORDS];
+    // Reversed, so that a larger priority gives a smaller word.
+    policy[0] = (i64::from(i32::MAX) - i64::from(m.priority)) as u64;
+    OrderKey::from_parts(policy, m.start.as_millis(), m.tie, m.member)
 }
 
 /// A queue's members with work, iterated in key order.
 ///
-/// Most sets are small (a parent's children, a leaf's apps), and the walk
-/// usually needs only their first member, while every allocation and
-/// completion re-keys one member of each set on its path. For small sets an
-/// unsorted vector wins: re-keying overwrites one slot, and the walk finds
-/// the smallest key with one linear scan (each further member it needs costs
-/// another scan, which only happens when apps pass over a node). Past
-/// `SMALL_MAX` members scans would cost too much, so the set becomes a
-/// `BTreeSet`.
-#[derive(Clone, Debug)]
-pub(crate) enum OrderSet {
-    Small(Vec<OrderKey>),
-    Large(BTreeSet<OrderKey>),
+/// Each listed member owns a slot holding its key until it is removed, so
+/// re-keying a member (what every allocation and completion does on each
+/// level of its path) finds it without a search. Most sets are small (a
+/// parent's children, a leaf's apps) and keep their slots in key order in a
+/// ring of slot numbers exactly as long as the set: a re-key binary-searches
+/// the member's new place on the side its key moved to and shifts the slot
+/// numbers in between; the walk reads the first member directly and iterates
+/// in order by reading on. The ring is for the commonest move of all: the
+/// member just served was first and, having grown, is now last among
+/// near-equals, and moving the first of a full ring to its end is one step
+/// of the head. Shifting is linear in the set's size, so past `SMALL_MAX`
+/// members the set becomes a `BTreeSet` of keys.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OrderSet {
+    /// The first member, while the set is not empty: the walk reads it
+    /// without touching the set's vectors.
+    first: u32,
+    /// Keys by slot; a free slot keeps a stale key.
+    keys: Vec<OrderKey>,
+    /// Free slots, reused last freed first.
+    free: Vec<u32>,
+    index: Index,
 }
 
-/// Members past which a set is kept in a B-tree.
-const SMALL_MAX: usize = 64;
+/// How an `OrderSet` keeps its slots in key order.
+#[derive(Clone, Debug)]
+enum Index {
+    /// `order` holds the listed slots in key order starting at `head` and
+    /// wrapping around; `pos` gives each listed slot's index in `order`
+    /// (indexed by slot; stale for free slots).
+    Ring {
+        order: Vec<u32>,
+        head: usize,
+        pos: Vec<u32>,
+    },
+    /// The listed keys, for sets past `SMALL_MAX` members.
+    Tree(BTreeSet<OrderKey>),
+}
 
-impl Default for OrderSet {
-    fn default() -> OrderSet {
-        OrderSet::Small(Vec::new())
+impl Default for Index {
+    fn default() -> Index {
+        Index::Ring {
+            order: Vec::new(),
+            head: 0,
+            pos: Vec::new(),
+        }
     }
 }
 
+/// Members past which a set is kept in a B-tree.
+const SMALL_MAX: usize = 128;
+
 impl OrderSet {
     pub(crate) fn len(&self) -> usize {
-        match self {
-            OrderSet::Small(v) => v.len(),
-            OrderSet::Large(b) => b.len(),
+        match &self.index {
+            Index::Ring { order, .. } => order.len(),
+            Index::Tree(b) => b.len(),
         }
     }
 
@@ -289,89 +297,342 @@ impl OrderSet {
         self.len() == 0
     }
 
-    pub(crate) fn insert(&mut self, key: OrderKey) {
-        match self {
-            OrderSet::Small(v) => {
-                v.push(key);
-                if v.len() > SMALL_MAX {
-                    *self = OrderSet::Large(std::mem::take(v).into_iter().collect());
+    /// Lists a member; returns the slot it keeps until removed.
+    pub(crate) fn insert(&mut self, key: OrderKey) -> u32 {
+        let slot = self.insert_slot(key);
+        self.refresh_first();
+        slot
+    }
+
+    fn insert_slot(&mut self, key: OrderKey) -> u32 {
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.keys[slot as usize] = key;
+                slot
+            }
+            None => {
+                self.keys.push(key);
+                self.keys.len() as u32 - 1
+            }
+        };
+        match &mut self.index {
+            Index::Ring { order, head, pos } => {
+                unwrap_ring(order, head, pos);
+                if pos.len() < self.keys.len() {
+                    pos.resize(self.keys.len(), 0);
+                }
+                let keys = &self.keys;
+                let at = order.partition_point(|s| keys[*s as usize] < key);
+                order.insert(at, slot);
+                for (i, s) in order.iter().enumerate().skip(at) {
+                    pos[*s as usize] = i as u32;
+                }
+                if order.len() > SMALL_MAX {
+                    let tree = order.iter().map(|s| keys[*s as usize]).collect();
+                    self.index = Index::Tree(tree);
                 }
             }
-            OrderSet::Large(b) => {
+            Index::Tree(b) => {
                 b.insert(key);
             }
         }
+        slot
     }
 
-    pub(crate) fn remove(&mut self, key: &OrderKey) {
-        match self {
-            OrderSet::Small(v) => {
-                if let Some(pos) = v.iter().position(|k| k.member == key.member && k == key) {
-                    v.swap_remove(pos);
+    /// Unlists the member in `slot`.
+    pub(crate) fn remove(&mut self, slot: u32) {
+        self.remove_slot(slot);
+        self.refresh_first();
+    }
+
+    fn remove_slot(&mut self, slot: u32) {
+        self.free.push(slot);
+        let mut shrunk = false;
+        match &mut self.index {
+            Index::Ring { order, head, pos } => {
+                unwrap_ring(order, head, pos);
+                let at = pos[slot as usize] as usize;
+                debug_assert_eq!(order[at], slot, "removing a slot that is not listed");
+                order.remove(at);
+                for (i, s) in order.iter().enumerate().skip(at) {
+                    pos[*s as usize] = i as u32;
                 }
             }
-            OrderSet::Large(b) => {
-                b.remove(key);
-                if b.len() < SMALL_MAX / 2 {
-                    *self = OrderSet::Small(std::mem::take(b).into_iter().collect());
-                }
+            Index::Tree(b) => {
+                b.remove(&self.keys[slot as usize]);
+                shrunk = b.len() < SMALL_MAX / 2;
             }
+        }
+        if self.is_empty() {
+            // Nothing listed: start afresh rather than keep stale slots.
+            self.keys.clear();
+            self.free.clear();
+            self.index = Index::default();
+        } else if shrunk {
+            self.index = self.ring_index();
         }
     }
 
-    /// Replaces `old` by `new` (a member's key changed).
-    pub(crate) fn replace(&mut self, old: &OrderKey, new: OrderKey) {
-        match self {
-            OrderSet::Small(v) => {
-                match v.iter_mut().find(|k| k.member == old.member && *k == old) {
-                    Some(slot) => *slot = new,
-                    None => debug_assert!(false, "replacing a key that is not in the set"),
-                }
-            }
-            OrderSet::Large(b) => {
-                b.remove(old);
+    /// A ring index of the listed slots (every slot not free).
+    fn ring_index(&self) -> Index {
+        let mut is_free = vec![false; self.keys.len()];
+        for s in &self.free {
+            is_free[*s as usize] = true;
+        }
+        let mut order: Vec<u32> = (0..self.keys.len() as u32)
+            .filter(|s| !is_free[*s as usize])
+            .collect();
+        order.sort_unstable_by(|a, b| self.keys[*a as usize].cmp(&self.keys[*b as usize]));
+        let mut pos = vec![0; self.keys.len()];
+        for (i, s) in order.iter().enumerate() {
+            pos[*s as usize] = i as u32;
+        }
+        Index::Ring {
+            order,
+            head: 0,
+            pos,
+        }
+    }
+
+    /// Gives the member in `slot` a new key (its inputs changed).
+    pub(crate) fn replace(&mut self, slot: u32, new: OrderKey) {
+        self.move_slot(slot, new);
+        self.refresh_first();
+    }
+
+    /// The first member, if any.
+    #[inline]
+    pub(crate) fn first(&self) -> Option<u32> {
+        (!self.is_empty()).then_some(self.first)
+    }
+
+    fn refresh_first(&mut self) {
+        let first = match &self.index {
+            Index::Ring { order, head, .. } => order.get(*head).map(|s| &self.keys[*s as usize]),
+            Index::Tree(b) => b.first(),
+        };
+        self.first = first.map_or(0, |k| k.member);
+    }
+
+    fn move_slot(&mut self, slot: u32, new: OrderKey) {
+        let old = std::mem::replace(&mut self.keys[slot as usize], new);
+        let (order, head, pos) = match &mut self.index {
+            Index::Ring { order, head, pos } => (order, head, pos),
+            Index::Tree(b) => {
+                b.remove(&old);
                 b.insert(new);
+                return;
             }
+        };
+        let len = order.len();
+        let here = pos[slot as usize] as usize;
+        debug_assert_eq!(order[here], slot, "re-keying a slot that is not listed");
+        let last = if *head == 0 { len - 1 } else { *head - 1 };
+        // Each branch compares with the far end once: past it, the member
+        // goes there (a turn of the ring if it is at the near end, needing
+        // no shifting at all); otherwise a binary search finds its place.
+        if new > old {
+            if here == last {
+                return;
+            }
+            let past_last = self.keys[order[last] as usize] < new;
+            if past_last && here == *head {
+                // First to last: the slot stays where it is and the ring turns by one.
+                *head = if *head + 1 == len { 0 } else { *head + 1 };
+                return;
+            }
+            let mut ring = Ring {
+                keys: &self.keys,
+                order,
+                head: *head,
+                pos,
+            };
+            let at = ring.logical(here);
+            let to = if past_last {
+                len - 1
+            } else {
+                ring.partition(at + 1, len - 1, &new) - 1
+            };
+            ring.move_right(at, to);
+        } else {
+            if here == *head {
+                return;
+            }
+            let before_first = new < self.keys[order[*head] as usize];
+            if before_first && here == last {
+                // Last to first: the ring turns back by one.
+                *head = last;
+                return;
+            }
+            let mut ring = Ring {
+                keys: &self.keys,
+                order,
+                head: *head,
+                pos,
+            };
+            let at = ring.logical(here);
+            let to = if before_first {
+                0
+            } else {
+                ring.partition(1, at, &new)
+            };
+            ring.move_left(at, to);
         }
     }
 
     /// The members in key order.
+    #[inline]
     pub(crate) fn iter(&self) -> OrderIter<'_> {
-        match self {
-            OrderSet::Small(v) => OrderIter::Small {
-                keys: v,
-                last: None,
+        match &self.index {
+            Index::Ring { order, head, .. } => OrderIter::Ring {
+                keys: &self.keys,
+                order,
+                next: *head,
+                left: order.len(),
             },
-            OrderSet::Large(b) => OrderIter::Large(b.iter()),
+            Index::Tree(b) => OrderIter::Tree(b.iter()),
         }
+    }
+}
+
+/// Turns a ring so that it starts at index 0 (before an insert or a
+/// removal, which change its length).
+fn unwrap_ring(order: &mut [u32], head: &mut usize, pos: &mut [u32]) {
+    if *head == 0 {
+        return;
+    }
+    order.rotate_left(*head);
+    *head = 0;
+    for (i, s) in order.iter().enumerate() {
+        pos[*s as usize] = i as u32;
+    }
+}
+
+/// A ring index borrowed for one re-key: logical positions (0 is the first
+/// member) map to indices in `order` past `head`, wrapping around.
+struct Ring<'a> {
+    keys: &'a [OrderKey],
+    order: &'a mut [u32],
+    head: usize,
+    pos: &'a mut [u32],
+}
+
+impl Ring<'_> {
+    #[inline]
+    fn physical(&self, logical: usize) -> usize {
+        let i = self.head + logical;
+        if i >= self.order.len() {
+            i - self.order.len()
+        } else {
+            i
+        }
+    }
+
+    #[inline]
+    fn logical(&self, physical: usize) -> usize {
+        if physical >= self.head {
+            physical - self.head
+        } else {
+            physical + self.order.len() - self.head
+        }
+    }
+
+    #[inline]
+    fn slot_at(&self, logical: usize) -> u32 {
+        self.order[self.physical(logical)]
+    }
+
+    #[inline]
+    fn key_at(&self, logical: usize) -> &OrderKey {
+        &self.keys[self.slot_at(logical) as usize]
+    }
+
+    /// The first logical position in `lo..hi` whose key is not below `key`
+    /// (`hi` if none), the keys there being sorted.
+    fn partition(&self, mut lo: usize, mut hi: usize, key: &OrderKey) -> usize {
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.key_at(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Moves the slot at logical `from` to `to` (after it), shifting those
+    /// in between one place towards the front.
+    fn move_right(&mut self, from: usize, to: usize) {
+        let len = self.order.len();
+        let mut i = self.physical(from);
+        let slot = self.order[i];
+        for _ in from..to {
+            let next = if i + 1 == len { 0 } else { i + 1 };
+            let s = self.order[next];
+            self.order[i] = s;
+            self.pos[s as usize] = i as u32;
+            i = next;
+        }
+        self.order[i] = slot;
+        self.pos[slot as usize] = i as u32;
+    }
+
+    /// Moves the slot at logical `from` to `to` (before it), shifting those
+    /// in between one place towards the end.
+    fn move_left(&mut self, from: usize, to: usize) {
+        let len = self.order.len();
+        let mut i = self.physical(from);
+        let slot = self.order[i];
+        for _ in to..from {
+            let prev = if i == 0 { len - 1 } else { i - 1 };
+            let s = self.order[prev];
+            self.order[i] = s;
+            self.pos[s as usize] = i as u32;
+            i = prev;
+        }
+        self.order[i] = slot;
+        self.pos[slot as usize] = i as u32;
     }
 }
 
 /// Iteration in key order over either representation.
 pub(crate) enum OrderIter<'a> {
-    /// Selection: each step scans for the smallest key above the last one.
-    Small {
+    /// `left` members from index `next` of `order` on, wrapping around.
+    Ring {
         keys: &'a [OrderKey],
-        last: Option<&'a OrderKey>,
+        order: &'a [u32],
+        next: usize,
+        left: usize,
     },
-    Large(std::collections::btree_set::Iter<'a, OrderKey>),
+    Tree(std::collections::btree_set::Iter<'a, OrderKey>),
 }
 
 impl<'a> Iterator for OrderIter<'a> {
     type Item = &'a OrderKey;
 
+    #[inline]
     fn next(&mut self) -> Option<&'a OrderKey> {
         match self {
-            OrderIter::Small { keys, last } => {
-                let best = match *last {
-                    // The common case, the first member: a plain minimum.
-                    None => keys.iter().min(),
-                    Some(l) => keys.iter().filter(|k| *k > l).min(),
+            OrderIter::Ring {
+                keys,
+                order,
+                next,
+                left,
+            } => {
+                if *left == 0 {
+                    return None;
+                }
+                let slot = order[*next];
+                *left -= 1;
+                *next = if *next + 1 == order.len() {
+                    0
+                } else {
+                    *next + 1
                 };
-                *last = best;
-                best
+                Some(&keys[slot as usize])
             }
-            OrderIter::Large(i) => i.next(),
+            OrderIter::Tree(i) => i.next(),
         }
     }
 }
@@ -380,6 +641,7 @@ impl<'a> IntoIterator for &'a OrderSet {
     type Item = &'a OrderKey;
     type IntoIter = OrderIter<'a>;
 
+    #[inline]
     fn into_iter(self) -> OrderIter<'a> {
         self.iter()
     }
@@ -387,6 +649,9 @@ impl<'a> IntoIterator for &'a OrderSet {
 
 #[cfg(test)]
 mod tests {
+    use std::cmp::Ordering;
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn m(
@@ -498,36 +763,188 @@ mod tests {
         assert_eq!(order(Policy::Fifo, &[a, b]), [0, 1]);
     }
 
+    /// The three comparators as Hadoop writes them (pairwise, rule after
+    /// rule, reference section 5), with Weft's float comparison (`canon`,
+    /// then `total_cmp`), as the specification the packed keys must match.
+    fn hadoop_cmp(policy: Policy, a: &KeyInputs, b: &KeyInputs, cluster: &Resource) -> Ordering {
+        let f = |x: f64, y: f64| canon(x).total_cmp(&canon(y));
+        let policy_part = match policy {
+            Policy::Fair => {
+                let mem = |r: Resource| r.memory_mb();
+                let a_zero = mem(a.demand) == 0;
+                let b_zero = mem(b.demand) == 0;
+                let eff = |m: &KeyInputs| mem(m.min_share).min(mem(m.demand));
+                let a_needy = mem(a.usage) < eff(a);
+                let b_needy = mem(b.usage) < eff(b);
+                let ratio = |m: &KeyInputs| mem(m.usage) as f64 / eff(m).max(1) as f64;
+                let use_to_weight = || match (a.weight > 0.0, b.weight > 0.0) {
+                    (true, true) => f(
+                        mem(a.usage) as f64 / f64::from(a.weight),
+                        mem(b.usage) as f64 / f64::from(b.weight),
+                    ),
+                    (false, false) => mem(a.usage).cmp(&mem(b.usage)),
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                };
+                a_zero
+                    .cmp(&b_zero)
+                    .then(b_needy.cmp(&a_needy))
+                    .then_with(|| {
+                        if a_needy && b_needy {
+                            f(ratio(a), ratio(b))
+                        } else {
+                            Ordering::Equal
+                        }
+                    })
+                    .then_with(use_to_weight)
+            }
+            Policy::Drf => {
+                let ratios = |m: &KeyInputs| {
+                    let r: Vec<f64> = ResourceType::ALL
+                        .iter()
+                        .map(|ty| m.usage.get(*ty) as f64 / cluster.get(*ty) as f64)
+                        .collect();
+                    let mut order: Vec<usize> = (0..r.len()).collect();
+                    order.sort_by(|x, y| f(r[*y], r[*x]).then(x.cmp(y)));
+                    (r, order)
+                };
+                let (ra, oa) = ratios(a);
+                let (rb, ob) = ratios(b);
+                let a_needy = a.usage.get(ResourceType::ALL[oa[0]])
+                    < a.min_share.get(ResourceType::ALL[oa[0]]);
+                let b_needy = b.usage.get(ResourceType::ALL[ob[0]])
+                    < b.min_share.get(ResourceType::ALL[ob[0]]);
+                let values = |m: &KeyInputs, r: &[f64], order: &[usize], needy: bool| -> Vec<f64> {
+                    order
+                        .iter()
+                        .map(|i| {
+                            let ty = ResourceType::ALL[*i];
+                            if needy {
+                                m.usage.get(ty) as f64 / m.min_share.get(ty) as f64
+                            } else {
+                                r[*i] / f64::from(m.weight)
+                            }
+                        })
+                        .collect()
+                };
+                let va = values(a, &ra, &oa, a_needy);
+                let vb = values(b, &rb, &ob, b_needy);
+                b_needy.cmp(&a_needy).then_with(|| {
+                    va.iter()
+                        .zip(&vb)
+                        .map(|(x, y)| f(*x, *y))
+                        .find(|o| o.is_ne())
+                        .unwrap_or(Ordering::Equal)
+                })
+            }
+            Policy::Fifo => b.priority.cmp(&a.priority),
+        };
+        policy_part
+            .then(a.start.cmp(&b.start))
+            .then(a.tie.cmp(&b.tie))
+            .then(a.member.cmp(&b.member))
+    }
+
     #[test]
-    fn order_set_moves_keys_and_switches_representation() {
+    fn keys_order_members_as_the_comparators_do() {
         use proptest::prelude::*;
-        proptest!(|(values in prop::collection::vec(0u32..1000, 1..150), moves in prop::collection::vec((any::<prop::sample::Index>(), 0u32..1000), 0..200))| {
-            let key = |v: u32, member: u32| OrderKey::from_parts(0, f64::from(v), 0, [0.0; N_RESOURCE_TYPES], 0, 0, member);
+        let inputs = (
+            (0u64..5, 0u64..5),
+            (0u64..5, 0u64..5),
+            (0u64..5, 0u64..5),
+            prop::sample::select(vec![0.0f32, 0.5, 1.0, 2.0, 3.0]),
+            0u64..3,
+            -2i32..3,
+            0u128..3,
+        );
+        proptest!(|(members in prop::collection::vec(inputs, 2..12), big in any::<bool>())| {
+            // Small quantities make ties, needy members and zero weights common;
+            // `big` scales usage so that ratios differ in their low bits too.
+            let scale = if big { 1_000_003 } else { 1 };
+            let cluster = Resource::new(20 * scale, 10 * scale);
+            let members: Vec<KeyInputs> = members
+                .into_iter()
+                .enumerate()
+                .map(|(i, (usage, demand, min, weight, start, priority, tie))| KeyInputs {
+                    usage: Resource::new(usage.0 * scale, usage.1 * scale / 3),
+                    demand: Resource::new(demand.0 * scale, demand.1),
+                    min_share: Resource::new(min.0 * scale, min.1 * scale / 2),
+                    weight,
+                    start: Time::from_millis(start),
+                    priority,
+                    tie,
+                    member: i as u32,
+                })
+                .collect();
+            for policy in [Policy::Fair, Policy::Drf, Policy::Fifo] {
+                for a in &members {
+                    for b in &members {
+                        let by_key = OrderKey::new(policy, a, &cluster).cmp(&OrderKey::new(policy, b, &cluster));
+                        prop_assert_eq!(by_key, hadoop_cmp(policy, a, b, &cluster), "{} {:?} {:?}", policy, a, b);
+                    }
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn order_set_matches_a_btree_set_through_every_change() {
+        use proptest::prelude::*;
+        // (operation, member, value): 0 inserts the member if unlisted, 1
+        // removes it if listed, 2 and 3 re-key it if listed. The first
+        // half of the operations only removes and re-keys, the second mostly
+        // inserts, so sets shrink below SMALL_MAX / 2 and grow past SMALL_MAX.
+        let ops = prop::collection::vec((0u8..4, 0u32..300, 0u32..50), 0..2000);
+        proptest!(|(ops in ops, initial in 0u32..160)| {
+            let key = |v: u32, member: u32| OrderKey::from_parts([u64::from(v); POLICY_WORDS], 0, 0, member);
             let mut set = OrderSet::default();
             let mut model = BTreeSet::new();
-            let mut current: Vec<OrderKey> = Vec::new();
-            for (member, v) in values.iter().enumerate() {
-                let k = key(*v, member as u32);
-                set.insert(k);
+            let mut listed: BTreeMap<u32, (u32, OrderKey)> = BTreeMap::new();
+            // Start at any size, past the threshold too, so that shrinking
+            // back is exercised.
+            for member in 0..initial {
+                let k = key(member % 7, member);
+                listed.insert(member, (set.insert(k), k));
                 model.insert(k);
-                current.push(k);
             }
-            for (idx, v) in moves {
-                let i = idx.index(current.len());
-                let old = current[i];
-                let new = key(v, old.member);
-                set.replace(&old, new);
-                model.remove(&old);
-                model.insert(new);
-                current[i] = new;
+            let half = ops.len() / 2;
+            for (i, (op, member, v)) in ops.into_iter().enumerate() {
+                let op = match op {
+                    0 if i < half => 1,
+                    1 if i >= half => 0,
+                    op => op,
+                };
+                // Re-keys of op 3 go to the first member (odd values) or the
+                // last (even ones), the moves a ring makes by turning.
+                let member = match (op, v % 2) {
+                    (3, 1) => model.first().map_or(member, |k| k.member),
+                    (3, _) => model.last().map_or(member, |k| k.member),
+                    _ => member,
+                };
+                match (op, listed.get(&member).copied()) {
+                    (0, None) => {
+                        let k = key(v, member);
+                        listed.insert(member, (set.insert(k), k));
+                        model.insert(k);
+                    }
+                    (1, Some((slot, k))) => {
+                        set.remove(slot);
+                        model.remove(&k);
+                        listed.remove(&member);
+                    }
+                    (2 | 3, Some((slot, old))) => {
+                        let new = key(v, member);
+                        set.replace(slot, new);
+                        model.remove(&old);
+                        model.insert(new);
+                        listed.insert(member, (slot, new));
+                    }
+                    _ => {}
+                }
+                prop_assert_eq!(set.len(), model.len());
+                prop_assert_eq!(set.first(), model.first().map(|k| k.member));
                 prop_assert_eq!(set.iter().copied().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
             }
-            for k in current.iter().take(current.len() / 2 + 1) {
-                set.remove(k);
-                model.remove(k);
-            }
-            prop_assert_eq!(set.len(), model.len());
-            prop_assert_eq!(set.iter().copied().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
         });
     }
 }

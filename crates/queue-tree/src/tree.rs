@@ -143,6 +143,8 @@ pub(crate) struct Queue {
     pub(crate) order: OrderSet,
     /// This queue's key in its parent's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
+    /// Its slot in the parent's `order` while `listed_key` is set.
+    pub(crate) listed_slot: u32,
     /// Between update passes: this subtree was left all zero (no apps, every
     /// share and demand 0). During a pass: this child is skipped.
     pub(crate) skip_update: bool,
@@ -170,6 +172,8 @@ pub(crate) struct App {
     pub(crate) runnable_pos: u32,
     /// This app's key in its leaf's `order`, when listed there.
     pub(crate) listed_key: Option<OrderKey>,
+    /// Its slot in the leaf's `order` while `listed_key` is set.
+    pub(crate) listed_slot: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -269,6 +273,7 @@ impl QueueTree {
     }
 
     /// The cluster capacity the tree shares out.
+    #[inline]
     pub fn cluster_capacity(&self) -> Resource {
         self.cluster
     }
@@ -383,6 +388,7 @@ impl QueueTree {
     }
 
     /// A queue's path.
+    #[inline]
     pub fn queue_path(&self, id: QueueId) -> &QueuePath {
         &self.queue(id).path
     }
@@ -393,6 +399,7 @@ impl QueueTree {
     }
 
     /// A queue's parent (`None` for root).
+    #[inline]
     pub fn queue_parent(&self, id: QueueId) -> Option<QueueId> {
         self.queue(id).parent
     }
@@ -403,11 +410,13 @@ impl QueueTree {
     }
 
     /// A queue's effective settings.
+    #[inline]
     pub fn queue_settings(&self, id: QueueId) -> &QueueSettings {
         &self.queue(id).settings
     }
 
     /// A queue's current usage.
+    #[inline]
     pub fn queue_usage(&self, id: QueueId) -> Resource {
         self.queue(id).usage
     }
@@ -540,18 +549,22 @@ impl QueueTree {
         Ok(created.expect("the leaf itself was missing"))
     }
 
+    #[inline]
     pub(crate) fn queue(&self, id: QueueId) -> &Queue {
         self.queues[id.0 as usize].as_ref().expect("live queue id")
     }
 
+    #[inline]
     pub(crate) fn queue_mut(&mut self, id: QueueId) -> &mut Queue {
         self.queues[id.0 as usize].as_mut().expect("live queue id")
     }
 
+    #[inline]
     pub(crate) fn app(&self, h: AppHandle) -> &App {
         self.apps[h.0 as usize].as_ref().expect("live app handle")
     }
 
+    #[inline]
     pub(crate) fn app_mut(&mut self, h: AppHandle) -> &mut App {
         self.apps[h.0 as usize].as_mut().expect("live app handle")
     }
@@ -623,8 +636,8 @@ impl QueueTree {
         debug_assert!(queue.n_apps == 0 && queue.children.is_empty() && queue.order.is_empty());
         self.by_path.remove(&queue.path);
         if let Some(parent) = queue.parent {
-            if let Some(key) = queue.listed_key {
-                self.queue_mut(parent).order.remove(&key);
+            if queue.listed_key.is_some() {
+                self.queue_mut(parent).order.remove(queue.listed_slot);
             }
             self.queue_mut(parent).children.retain(|c| *c != id);
             self.rerank_children(parent);
@@ -786,63 +799,46 @@ impl QueueTree {
     // ----- ordering maintenance -------------------------------------------------
 
     pub(crate) fn queue_key_inputs(&self, id: QueueId) -> KeyInputs {
-        let q = self.queue(id);
-        KeyInputs {
-            usage: q.usage,
-            demand: q.demand,
-            min_share: q.settings.min_share,
-            weight: q.settings.weight,
-            start: Time::ZERO,
-            priority: 0,
-            tie: u128::from(q.name_rank),
-            member: id.0,
-        }
+        queue_key_inputs(self.queue(id), id)
     }
 
     pub(crate) fn app_key_inputs(&self, h: AppHandle) -> KeyInputs {
-        let a = self.app(h);
-        KeyInputs {
-            usage: a.usage,
-            demand: a.demand,
-            min_share: Resource::ZERO,
-            weight: a.weight,
-            start: a.start,
-            priority: a.priority,
-            tie: a.tie,
-            member: h.0,
-        }
+        app_key_inputs(self.app(h), h)
     }
 
     /// Recomputes a listed queue's key in its parent's order.
+    ///
+    /// Every allocation and completion calls this on each level of its path,
+    /// so it looks each queue up once.
     pub(crate) fn rekey_queue(&mut self, id: QueueId) {
-        let Some(old) = self.queue(id).listed_key else {
+        let cluster = self.cluster;
+        let q = self.queue(id);
+        let (Some(old), Some(parent)) = (q.listed_key, q.parent) else {
             return;
         };
-        let parent = self.queue(id).parent.expect("a listed queue has a parent");
-        let new = OrderKey::new(
-            self.queue(parent).settings.policy,
-            &self.queue_key_inputs(id),
-            &self.cluster,
-        );
+        let inputs = queue_key_inputs(q, id);
+        let slot = q.listed_slot;
+        let p = self.queue_mut(parent);
+        let new = OrderKey::new(p.settings.policy, &inputs, &cluster);
         if new != old {
-            self.queue_mut(parent).order.replace(&old, new);
+            p.order.replace(slot, new);
             self.queue_mut(id).listed_key = Some(new);
         }
     }
 
     /// Recomputes a listed app's key in its leaf's order.
     pub(crate) fn rekey_app(&mut self, h: AppHandle) {
-        let Some(old) = self.app(h).listed_key else {
+        let cluster = self.cluster;
+        let a = self.app(h);
+        let Some(old) = a.listed_key else {
             return;
         };
-        let leaf = self.app(h).queue;
-        let new = OrderKey::new(
-            self.queue(leaf).settings.policy,
-            &self.app_key_inputs(h),
-            &self.cluster,
-        );
+        let inputs = app_key_inputs(a, h);
+        let (leaf, slot) = (a.queue, a.listed_slot);
+        let q = self.queue_mut(leaf);
+        let new = OrderKey::new(q.settings.policy, &inputs, &cluster);
         if new != old {
-            self.queue_mut(leaf).order.replace(&old, new);
+            q.order.replace(slot, new);
             self.app_mut(h).listed_key = Some(new);
         }
     }
@@ -881,15 +877,18 @@ impl QueueTree {
                     &self.app_key_inputs(h),
                     &self.cluster,
                 );
-                self.app_mut(h).listed_key = Some(key);
-                self.queue_mut(leaf).order.insert(key);
+                let slot = self.queue_mut(leaf).order.insert(key);
+                let app = self.app_mut(h);
+                app.listed_key = Some(key);
+                app.listed_slot = slot;
                 if self.queue(leaf).order.len() == 1 {
                     self.set_queue_listed(leaf, true);
                 }
             }
-            (Some(key), false) => {
+            (Some(_), false) => {
                 self.app_mut(h).listed_key = None;
-                self.queue_mut(leaf).order.remove(&key);
+                let slot = self.app(h).listed_slot;
+                self.queue_mut(leaf).order.remove(slot);
                 if self.queue(leaf).order.is_empty() {
                     self.set_queue_listed(leaf, false);
                 }
@@ -911,15 +910,18 @@ impl QueueTree {
                         &self.queue_key_inputs(cur),
                         &self.cluster,
                     );
-                    self.queue_mut(cur).listed_key = Some(key);
-                    self.queue_mut(parent).order.insert(key);
+                    let slot = self.queue_mut(parent).order.insert(key);
+                    let queue = self.queue_mut(cur);
+                    queue.listed_key = Some(key);
+                    queue.listed_slot = slot;
                     if self.queue(parent).order.len() != 1 {
                         return;
                     }
                 }
-                (Some(key), false) => {
+                (Some(_), false) => {
                     self.queue_mut(cur).listed_key = None;
-                    self.queue_mut(parent).order.remove(&key);
+                    let slot = self.queue(cur).listed_slot;
+                    self.queue_mut(parent).order.remove(slot);
                     if !self.queue(parent).order.is_empty() {
                         return;
                     }
@@ -930,6 +932,34 @@ impl QueueTree {
             // the same change applies one level up.
             cur = parent;
         }
+    }
+}
+
+/// What a queue's policy ordering reads about a child queue.
+fn queue_key_inputs(q: &Queue, id: QueueId) -> KeyInputs {
+    KeyInputs {
+        usage: q.usage,
+        demand: q.demand,
+        min_share: q.settings.min_share,
+        weight: q.settings.weight,
+        start: Time::ZERO,
+        priority: 0,
+        tie: u128::from(q.name_rank),
+        member: id.0,
+    }
+}
+
+/// What a leaf's policy ordering reads about an app.
+fn app_key_inputs(a: &App, h: AppHandle) -> KeyInputs {
+    KeyInputs {
+        usage: a.usage,
+        demand: a.demand,
+        min_share: Resource::ZERO,
+        weight: a.weight,
+        start: a.start,
+        priority: a.priority,
+        tie: a.tie,
+        member: h.0,
     }
 }
 
@@ -973,6 +1003,7 @@ impl Queue {
             waiting_apps: BTreeSet::new(),
             order: OrderSet::default(),
             listed_key: None,
+            listed_slot: 0,
             skip_update: false,
         }
     }
