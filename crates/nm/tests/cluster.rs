@@ -299,6 +299,19 @@ fn reap_leftovers(dir: &Path) {
 }
 
 /// A queue's demand (as of the last update pass) in the scheduler's report.
+/// A new application id from the RM, as `yarn application` gets one.
+async fn new_application(client: &mut RmClient) -> String {
+    let new: Value = client
+        .call(
+            Method::POST,
+            "/ws/v1/cluster/apps/new-application",
+            None::<&()>,
+        )
+        .await
+        .unwrap();
+    new["application-id"].as_str().unwrap().to_owned()
+}
+
 fn queue_demand_mb(report: &Value, queue: &str) -> Option<u64> {
     match report {
         Value::Object(o) if o.get("queueName").and_then(Value::as_str) == Some(queue) => {
@@ -604,15 +617,7 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
     let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
     let mut alice = rm.client();
-    let new: Value = alice
-        .call(
-            Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None::<&()>,
-        )
-        .await
-        .unwrap();
-    let app = new["application-id"].as_str().unwrap().to_owned();
+    let app = new_application(&mut alice).await;
     let out = dir.join("out");
     let submission = json!({
         "application-id": app,
@@ -685,15 +690,7 @@ async fn only_the_caller_with_the_container_token_starts_a_container() {
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
     // An unmanaged AM, played by the test.
     let mut am = rm.client();
-    let new: Value = am
-        .call(
-            Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None::<&()>,
-        )
-        .await
-        .unwrap();
-    let app = new["application-id"].as_str().unwrap().to_owned();
+    let app = new_application(&mut am).await;
     let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
     let answer = am
         .request(
