@@ -127,6 +127,21 @@ fn finish_one_default_task(s: &mut Scenario) -> String {
     )
 }
 
+/// Converged: the split does not change in the last minute of the run.
+fn assert_converged(run: &Run) {
+    let tail: Vec<_> = run
+        .history
+        .iter()
+        .rev()
+        .take(60)
+        .map(|(_, s, d)| (*s, *d))
+        .collect();
+    assert!(
+        tail.windows(2).all(|w| w[0] == w[1]),
+        "still changing: {tail:?}"
+    );
+}
+
 #[test]
 fn seed_003_with_preemption_supertool_takes_its_min_share_back() {
     let run = experiment(true, "current", 120, false);
@@ -139,18 +154,7 @@ fn seed_003_with_preemption_supertool_takes_its_min_share_back() {
     assert_eq!((sup, def), (16, 8));
     // One kill freed room for supertool's AM, fifteen more its tasks.
     assert_eq!(run.kills, 16, "kills are bounded");
-    // Converged: nothing changes in the last minute.
-    let tail: Vec<_> = run
-        .history
-        .iter()
-        .rev()
-        .take(60)
-        .map(|(_, s, d)| (*s, *d))
-        .collect();
-    assert!(
-        tail.windows(2).all(|w| w[0] == w[1]),
-        "still changing: {tail:?}"
-    );
+    assert_converged(&run);
 }
 
 #[test]
@@ -176,17 +180,7 @@ fn seed_003_with_classic_preemption_converges_to_the_seed_s_3_to_1() {
     // One kill freed room for supertool's AM, seventeen more its tasks.
     assert_eq!(run.kills, 18, "kills are bounded");
     assert_eq!(run.warnings, 18, "every warning was carried out");
-    let tail: Vec<_> = run
-        .history
-        .iter()
-        .rev()
-        .take(60)
-        .map(|(_, s, d)| (*s, *d))
-        .collect();
-    assert!(
-        tail.windows(2).all(|w| w[0] == w[1]),
-        "still changing: {tail:?}"
-    );
+    assert_converged(&run);
 }
 
 #[test]
