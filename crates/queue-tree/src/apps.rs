@@ -168,7 +168,7 @@ impl QueueTree {
             am_started: false,
             runnable: false,
             runnable_pos: 0,
-            listed_key: None,
+            listed: false,
             listed_slot: 0,
         };
         let handle = match self.free_apps.pop() {
@@ -498,7 +498,7 @@ impl QueueTree {
             .runnable_apps
             .iter()
             .copied()
-            .filter(|h| self.app(*h).listed_key.is_none());
+            .filter(|h| !self.app(*h).listed);
         listed.chain(rest)
     }
 

@@ -76,8 +76,13 @@ impl QueueTree {
                     n_runnable += r;
                     n_apps += a;
                     let c = self.queue(*child);
-                    match (c.order.is_empty(), c.listed_key) {
-                        (false, Some(key)) => {
+                    let listed_key = c.listed.then(|| q.order.listed_key(c.listed_slot));
+                    match (c.order.is_empty(), listed_key) {
+                        (false, Some(None)) => problems.push(format!(
+                            "{} claims slot {} in {path}, which is not listed",
+                            c.path, c.listed_slot
+                        )),
+                        (false, Some(Some(key))) => {
                             let fresh = OrderKey::new(
                                 q.settings.policy,
                                 &self.queue_key_inputs(*child),
@@ -117,7 +122,7 @@ impl QueueTree {
                 }
                 for (_, _, h) in &q.waiting_apps {
                     let app = self.app(*h);
-                    if app.runnable || app.queue != id || app.listed_key.is_some() {
+                    if app.runnable || app.queue != id || app.listed {
                         problems.push(format!(
                             "waiting list of {path} is inconsistent at {}",
                             app.id
@@ -168,8 +173,15 @@ impl QueueTree {
     ) {
         let app = self.app(h);
         let should_list = app.runnable && app.pending.any_positive();
-        match (should_list, app.listed_key) {
-            (true, Some(key)) => {
+        let listed_key = app
+            .listed
+            .then(|| self.queue(leaf).order.listed_key(app.listed_slot));
+        match (should_list, listed_key) {
+            (true, Some(None)) => problems.push(format!(
+                "{} claims slot {} in its leaf, which is not listed",
+                app.id, app.listed_slot
+            )),
+            (true, Some(Some(key))) => {
                 let fresh = OrderKey::new(
                     self.queue(leaf).settings.policy,
                     &self.app_key_inputs(h),

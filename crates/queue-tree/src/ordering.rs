@@ -47,6 +47,10 @@ pub(crate) struct OrderKey {
     /// [policy words..., start time, name tie-breaker high, low], compared in order.
     words: [u64; POLICY_WORDS + 3],
     pub(crate) member: u32,
+    /// Not part of the key: where an `OrderSet` keeps the key's slot in its
+    /// ring. It rides in the key's padding so that re-keying a member finds
+    /// its place on the cache line it reads the old key from.
+    ring_pos: u32,
 }
 
 /// Words of a key that encode the policy's comparator: two for `fair`
@@ -121,7 +125,11 @@ impl OrderKey {
         words[POLICY_WORDS] = start;
         words[POLICY_WORDS + 1] = (tie >> 64) as u64;
         words[POLICY_WORDS + 2] = tie as u64;
-        OrderKey { words, member }
+        OrderKey {
+            words,
+            member,
+            ring_pos: 0,
+        }
     }
 }
 
@@ -261,13 +269,9 @@ pub(crate) struct OrderSet {
 #[derive(Clone, Debug)]
 enum Index {
     /// `order` holds the listed slots in key order starting at `head` and
-    /// wrapping around; `pos` gives each listed slot's index in `order`
-    /// (indexed by slot; stale for free slots).
-    Ring {
-        order: Vec<u32>,
-        head: usize,
-        pos: Vec<u32>,
-    },
+    /// wrapping around; each listed slot's key carries its index in `order`
+    /// (`OrderKey::ring_pos`; stale for free slots).
+    Ring { order: Vec<u32>, head: usize },
     /// The listed keys, for sets past `SMALL_MAX` members.
     Tree(BTreeSet<OrderKey>),
 }
@@ -277,7 +281,6 @@ impl Default for Index {
         Index::Ring {
             order: Vec::new(),
             head: 0,
-            pos: Vec::new(),
         }
     }
 }
@@ -316,16 +319,13 @@ impl OrderSet {
             }
         };
         match &mut self.index {
-            Index::Ring { order, head, pos } => {
-                unwrap_ring(order, head, pos);
-                if pos.len() < self.keys.len() {
-                    pos.resize(self.keys.len(), 0);
-                }
-                let keys = &self.keys;
+            Index::Ring { order, head } => {
+                let keys = &mut self.keys;
+                unwrap_ring(order, head, keys);
                 let at = order.partition_point(|s| keys[*s as usize] < key);
                 order.insert(at, slot);
                 for (i, s) in order.iter().enumerate().skip(at) {
-                    pos[*s as usize] = i as u32;
+                    keys[*s as usize].ring_pos = i as u32;
                 }
                 if order.len() > SMALL_MAX {
                     let tree = order.iter().map(|s| keys[*s as usize]).collect();
@@ -349,13 +349,14 @@ impl OrderSet {
         self.free.push(slot);
         let mut shrunk = false;
         match &mut self.index {
-            Index::Ring { order, head, pos } => {
-                unwrap_ring(order, head, pos);
-                let at = pos[slot as usize] as usize;
+            Index::Ring { order, head } => {
+                let keys = &mut self.keys;
+                unwrap_ring(order, head, keys);
+                let at = keys[slot as usize].ring_pos as usize;
                 debug_assert_eq!(order[at], slot, "removing a slot that is not listed");
                 order.remove(at);
                 for (i, s) in order.iter().enumerate().skip(at) {
-                    pos[*s as usize] = i as u32;
+                    keys[*s as usize].ring_pos = i as u32;
                 }
             }
             Index::Tree(b) => {
@@ -374,7 +375,7 @@ impl OrderSet {
     }
 
     /// A ring index of the listed slots (every slot not free).
-    fn ring_index(&self) -> Index {
+    fn ring_index(&mut self) -> Index {
         let mut is_free = vec![false; self.keys.len()];
         for s in &self.free {
             is_free[*s as usize] = true;
@@ -383,21 +384,31 @@ impl OrderSet {
             .filter(|s| !is_free[*s as usize])
             .collect();
         order.sort_unstable_by(|a, b| self.keys[*a as usize].cmp(&self.keys[*b as usize]));
-        let mut pos = vec![0; self.keys.len()];
         for (i, s) in order.iter().enumerate() {
-            pos[*s as usize] = i as u32;
+            self.keys[*s as usize].ring_pos = i as u32;
         }
-        Index::Ring {
-            order,
-            head: 0,
-            pos,
-        }
+        Index::Ring { order, head: 0 }
     }
 
     /// Gives the member in `slot` a new key (its inputs changed).
     pub(crate) fn replace(&mut self, slot: u32, new: OrderKey) {
         self.move_slot(slot, new);
         self.refresh_first();
+    }
+
+    /// The key of the member in `slot`, which must be listed: the member's
+    /// own record keeps only the slot, so that re-keying reads the old key
+    /// from the line it is about to write anyway.
+    #[inline]
+    pub(crate) fn key(&self, slot: u32) -> &OrderKey {
+        &self.keys[slot as usize]
+    }
+
+    /// The key in `slot` if the slot is listed (for invariant checks, which
+    /// must not trust the member's record).
+    pub(crate) fn listed_key(&self, slot: u32) -> Option<OrderKey> {
+        let listed = (slot as usize) < self.keys.len() && !self.free.contains(&slot);
+        listed.then(|| self.keys[slot as usize])
     }
 
     /// The first member, if any.
@@ -414,10 +425,12 @@ impl OrderSet {
         self.first = first.map_or(0, |k| k.member);
     }
 
-    fn move_slot(&mut self, slot: u32, new: OrderKey) {
-        let old = std::mem::replace(&mut self.keys[slot as usize], new);
-        let (order, head, pos) = match &mut self.index {
-            Index::Ring { order, head, pos } => (order, head, pos),
+    fn move_slot(&mut self, slot: u32, mut new: OrderKey) {
+        let entry = &mut self.keys[slot as usize];
+        new.ring_pos = entry.ring_pos;
+        let old = std::mem::replace(entry, new);
+        let (order, head) = match &mut self.index {
+            Index::Ring { order, head } => (order, head),
             Index::Tree(b) => {
                 b.remove(&old);
                 b.insert(new);
@@ -425,7 +438,7 @@ impl OrderSet {
             }
         };
         let len = order.len();
-        let here = pos[slot as usize] as usize;
+        let here = new.ring_pos as usize;
         debug_assert_eq!(order[here], slot, "re-keying a slot that is not listed");
         let last = if *head == 0 { len - 1 } else { *head - 1 };
         // Each branch compares with the far end once: past it, the member
@@ -442,10 +455,9 @@ impl OrderSet {
                 return;
             }
             let mut ring = Ring {
-                keys: &self.keys,
+                keys: &mut self.keys,
                 order,
                 head: *head,
-                pos,
             };
             let at = ring.logical(here);
             let to = if past_last {
@@ -465,10 +477,9 @@ impl OrderSet {
                 return;
             }
             let mut ring = Ring {
-                keys: &self.keys,
+                keys: &mut self.keys,
                 order,
                 head: *head,
-                pos,
             };
             let at = ring.logical(here);
             let to = if before_first {
@@ -497,24 +508,23 @@ impl OrderSet {
 
 /// Turns a ring so that it starts at index 0 (before an insert or a
 /// removal, which change its length).
-fn unwrap_ring(order: &mut [u32], head: &mut usize, pos: &mut [u32]) {
+fn unwrap_ring(order: &mut [u32], head: &mut usize, keys: &mut [OrderKey]) {
     if *head == 0 {
         return;
     }
     order.rotate_left(*head);
     *head = 0;
     for (i, s) in order.iter().enumerate() {
-        pos[*s as usize] = i as u32;
+        keys[*s as usize].ring_pos = i as u32;
     }
 }
 
 /// A ring index borrowed for one re-key: logical positions (0 is the first
 /// member) map to indices in `order` past `head`, wrapping around.
 struct Ring<'a> {
-    keys: &'a [OrderKey],
+    keys: &'a mut [OrderKey],
     order: &'a mut [u32],
     head: usize,
-    pos: &'a mut [u32],
 }
 
 impl Ring<'_> {
@@ -571,11 +581,11 @@ impl Ring<'_> {
             let next = if i + 1 == len { 0 } else { i + 1 };
             let s = self.order[next];
             self.order[i] = s;
-            self.pos[s as usize] = i as u32;
+            self.keys[s as usize].ring_pos = i as u32;
             i = next;
         }
         self.order[i] = slot;
-        self.pos[slot as usize] = i as u32;
+        self.keys[slot as usize].ring_pos = i as u32;
     }
 
     /// Moves the slot at logical `from` to `to` (before it), shifting those
@@ -588,11 +598,11 @@ impl Ring<'_> {
             let prev = if i == 0 { len - 1 } else { i - 1 };
             let s = self.order[prev];
             self.order[i] = s;
-            self.pos[s as usize] = i as u32;
+            self.keys[s as usize].ring_pos = i as u32;
             i = prev;
         }
         self.order[i] = slot;
-        self.pos[slot as usize] = i as u32;
+        self.keys[slot as usize].ring_pos = i as u32;
     }
 }
 
