@@ -9,7 +9,11 @@
 
 #![expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
-use std::collections::BTreeMap;
+/// The allocator the `weft` binary (RM service and simulator) runs the core
+/// with, so that these figures are the product's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::Duration;
 
 use weft_core::{
@@ -27,8 +31,10 @@ struct Cluster {
     now: Time,
     nodes: Vec<NodeId>,
     apps: Vec<AppId>,
-    /// Containers each node runs, oldest first.
-    running: BTreeMap<NodeId, Vec<ContainerId>>,
+    /// Containers each node runs, oldest first, by the node's place in
+    /// `nodes` (a vector, so that the driver's own bookkeeping stays small
+    /// beside the core's).
+    running: Vec<Vec<ContainerId>>,
     /// Reused for every heartbeat, as a driver would.
     out: Output,
 }
@@ -139,7 +145,7 @@ fn build(shape: &Shape) -> Cluster {
         now,
         nodes,
         apps,
-        running: BTreeMap::new(),
+        running: vec![Vec::new(); shape.nodes],
         out: Output::default(),
     };
     // One update pass so demands and fair shares are known.
@@ -181,8 +187,7 @@ impl Cluster {
     /// containers done. Returns the containers allocated.
     fn heartbeat_round(&mut self, complete: usize) -> usize {
         let mut allocated = 0;
-        for node in &self.nodes {
-            let running = self.running.entry(node.clone()).or_default();
+        for (node, running) in self.nodes.iter().zip(&mut self.running) {
             let n_done = complete.min(running.len());
             let statuses: Vec<ContainerStatus> = running
                 .drain(..n_done)

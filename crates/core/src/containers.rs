@@ -248,6 +248,10 @@ impl ResourceManager {
         // never lists it in allocate replies, and an AM that finds a
         // container it did not ask for gives it back (which would end it).
         if !is_am {
+            if app.newly_allocated.capacity() == 0 {
+                app.newly_allocated
+                    .reserve(app.last_collected.clamp(4, 1024) as usize);
+            }
             app.newly_allocated.push(allocated);
         }
         if !app.launched || is_am {

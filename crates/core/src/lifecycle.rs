@@ -267,6 +267,7 @@ impl ResourceManager {
             containers: Default::default(),
             next_container_seq: 1,
             newly_allocated: Vec::new(),
+            last_collected: 0,
             completed: Vec::new(),
             blacklist: Default::default(),
             am_registered: false,
@@ -536,6 +537,7 @@ impl ResourceManager {
         let available = self.tree.headroom(h, self.cluster_free_for(h));
         let num_cluster_nodes = self.nodes.n_running;
         let active = self.active_mut(h);
+        active.last_collected = active.newly_allocated.len() as u32;
         Ok(AllocateReply {
             allocated: std::mem::take(&mut active.newly_allocated),
             completed: std::mem::take(&mut active.completed),

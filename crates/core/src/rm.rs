@@ -213,6 +213,10 @@ pub(crate) struct ActiveApp {
     pub(crate) containers: crate::containers::ContainerBook,
     pub(crate) next_container_seq: u64,
     pub(crate) newly_allocated: Vec<AllocatedContainer>,
+    /// How many containers the AM collected last time: the list's first
+    /// push after a collection reserves that much at once, rather than
+    /// growing (and copying) it step by step as every batch did.
+    pub(crate) last_collected: u32,
     pub(crate) completed: Vec<CompletedContainer>,
     pub(crate) blacklist: std::collections::BTreeSet<String>,
     pub(crate) am_registered: bool,
