@@ -29,6 +29,85 @@ pub(crate) struct Container {
     pub(crate) allocated_at: Time,
 }
 
+/// Every live container, by index: a free list over fixed-size chunks.
+///
+/// Chunks rather than one vector, so that growing never copies (a vector of
+/// a million containers doubling would copy some 80 MB while a heartbeat
+/// waits, and touch twice the memory it ends up using); an index is the
+/// chunk's number and the place in it.
+#[derive(Clone, Debug)]
+pub(crate) struct Slab<T> {
+    chunks: Vec<Box<[Option<T>]>>,
+    /// Slots ever handed out; all below are in `chunks`.
+    used: u32,
+    /// Freed slots, reused last freed first.
+    free: Vec<u32>,
+}
+
+/// The core's containers.
+pub(crate) type ContainerSlab = Slab<Container>;
+
+/// Slots per chunk (a power of two; about 300 KB of containers).
+const CHUNK: u32 = 4096;
+
+impl<T> Default for Slab<T> {
+    fn default() -> Slab<T> {
+        Slab {
+            chunks: Vec::new(),
+            used: 0,
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> Slab<T> {
+    /// Stores a value in a free slot; returns its index.
+    pub(crate) fn insert(&mut self, value: T) -> ContainerIdx {
+        let i = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                if self.used % CHUNK == 0 {
+                    self.chunks.push((0..CHUNK).map(|_| None).collect());
+                }
+                self.used += 1;
+                self.used - 1
+            }
+        };
+        let slot = &mut self.chunks[(i / CHUNK) as usize][(i % CHUNK) as usize];
+        debug_assert!(slot.is_none(), "slot {i} handed out twice");
+        *slot = Some(value);
+        ContainerIdx(i)
+    }
+
+    /// The value in a slot, if it is live.
+    #[inline]
+    pub(crate) fn get(&self, idx: ContainerIdx) -> Option<&T> {
+        self.chunks
+            .get((idx.0 / CHUNK) as usize)?
+            .get((idx.0 % CHUNK) as usize)?
+            .as_ref()
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, idx: ContainerIdx) -> Option<&mut T> {
+        self.chunks
+            .get_mut((idx.0 / CHUNK) as usize)?
+            .get_mut((idx.0 % CHUNK) as usize)?
+            .as_mut()
+    }
+
+    /// Frees a slot, returning the value that was in it.
+    pub(crate) fn take(&mut self, idx: ContainerIdx) -> Option<T> {
+        let value = self
+            .chunks
+            .get_mut((idx.0 / CHUNK) as usize)?
+            .get_mut((idx.0 % CHUNK) as usize)?
+            .take()?;
+        self.free.push(idx.0);
+        Some(value)
+    }
+}
+
 /// An app's live containers by sequence number.
 ///
 /// Mostly a window indexed by sequence number: an app's containers take
@@ -285,16 +364,9 @@ impl ResourceManager {
 
     fn insert_container(&mut self, mut container: Container) -> ContainerIdx {
         let node = self.nodes.get_mut(container.node);
-        let idx = match self.free_containers.pop() {
-            Some(i) => ContainerIdx(i),
-            None => {
-                self.containers.push(None);
-                ContainerIdx(self.containers.len() as u32 - 1)
-            }
-        };
         container.node_pos = node.containers.len() as u32;
+        let idx = self.containers.insert(container);
         node.containers.push(idx);
-        self.containers[idx.0 as usize] = Some(container);
         self.n_containers += 1;
         idx
     }
@@ -311,18 +383,15 @@ impl ResourceManager {
         stop: Option<StopReason>,
     ) {
         let diagnostics = diagnostics.into();
-        let container = self.containers[idx.0 as usize]
-            .take()
-            .expect("live container index");
-        self.free_containers.push(idx.0);
+        let container = self.containers.take(idx).expect("live container index");
         self.n_containers -= 1;
         let node = self.nodes.get_mut(container.node);
         node.allocated -= container.resource;
         let pos = container.node_pos as usize;
         node.containers.swap_remove(pos);
         if let Some(moved) = node.containers.get(pos).copied() {
-            self.containers[moved.0 as usize]
-                .as_mut()
+            self.containers
+                .get_mut(moved)
                 .expect("live container index")
                 .node_pos = pos as u32;
         }
@@ -395,6 +464,27 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn the_slab_spans_chunks_and_reuses_the_last_freed_slot() {
+        let mut slab = Slab::default();
+        let n = u64::from(CHUNK) * 2 + 5;
+        let idx: Vec<ContainerIdx> = (0..n).map(|v| slab.insert(v)).collect();
+        assert_eq!(slab.chunks.len(), 3);
+        for (v, i) in idx.iter().enumerate() {
+            assert_eq!(slab.get(*i), Some(&(v as u64)));
+        }
+        let (a, b) = (idx[5], idx[CHUNK as usize + 7]);
+        assert_eq!(slab.take(a), Some(5));
+        assert_eq!(slab.take(b), Some(u64::from(CHUNK) + 7));
+        assert!(slab.get(a).is_none() && slab.take(a).is_none());
+        assert!(slab.get(ContainerIdx(u32::MAX)).is_none());
+        assert_eq!(slab.insert(100), b);
+        assert_eq!(slab.insert(101), a);
+        assert_eq!(slab.insert(102), ContainerIdx(n as u32));
+        *slab.get_mut(a).expect("live") += 1;
+        assert_eq!(slab.get(a), Some(&102));
+    }
 
     #[test]
     fn a_long_lived_container_does_not_pin_the_window() {

@@ -31,7 +31,7 @@ impl ResourceManager {
             capacity += node.capability;
             let mut sum = Resource::ZERO;
             for (pos, c) in node.containers.iter().enumerate() {
-                let Some(container) = self.containers[c.0 as usize].as_ref() else {
+                let Some(container) = self.containers.get(*c) else {
                     problems.push(format!("node {} lists a freed container slot", node.id));
                     continue;
                 };

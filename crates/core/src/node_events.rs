@@ -81,16 +81,12 @@ impl ResourceManager {
             // Stop orders not yet delivered still stand.
             self.nodes.get_mut(new_idx).to_stop = node.to_stop;
             for c in kept {
-                let container = self.containers[c.0 as usize]
-                    .as_mut()
-                    .expect("live container");
+                let container = self.containers.get_mut(c).expect("live container");
                 container.node = new_idx;
                 let resource = container.resource;
                 let n = self.nodes.get_mut(new_idx);
-                self.containers[c.0 as usize]
-                    .as_mut()
-                    .expect("live container")
-                    .node_pos = n.containers.len() as u32;
+                self.containers.get_mut(c).expect("live container").node_pos =
+                    n.containers.len() as u32;
                 n.containers.push(c);
                 n.allocated += resource;
             }
@@ -185,7 +181,6 @@ impl ResourceManager {
                 continue;
             };
             let is_am = rc.container.seq == 1 && !self.tree.app_is_unmanaged(h);
-            let slot = self.free_containers.pop();
             let node = self.nodes.get_mut(idx);
             let container = Container {
                 id: rc.container,
@@ -198,14 +193,7 @@ impl ResourceManager {
                 running: true,
                 allocated_at: now,
             };
-            let cidx = match slot {
-                Some(i) => crate::nodes::ContainerIdx(i),
-                None => {
-                    self.containers.push(None);
-                    crate::nodes::ContainerIdx(self.containers.len() as u32 - 1)
-                }
-            };
-            self.containers[cidx.0 as usize] = Some(container);
+            let cidx = self.containers.insert(container);
             self.n_containers += 1;
             let node = self.nodes.get_mut(idx);
             node.containers.push(cidx);
@@ -249,10 +237,7 @@ impl ResourceManager {
             match (self.find_container(&status.container), status.state) {
                 (Some(c), ContainerState::Running) => {
                     if self.container(c).node == idx {
-                        self.containers[c.0 as usize]
-                            .as_mut()
-                            .expect("live container")
-                            .running = true;
+                        self.containers.get_mut(c).expect("live container").running = true;
                     }
                 }
                 (Some(c), ContainerState::Complete { exit_status }) => {

@@ -35,8 +35,7 @@ pub struct ResourceManager {
     pub(crate) nodes: Nodes,
     /// Nodes that left, for reports.
     pub(crate) inactive_nodes: BTreeMap<NodeId, InactiveNode>,
-    pub(crate) containers: Vec<Option<Container>>,
-    pub(crate) free_containers: Vec<u32>,
+    pub(crate) containers: crate::containers::ContainerSlab,
     pub(crate) n_containers: usize,
     /// Every app known, including finished ones still in history.
     pub(crate) apps: BTreeMap<AppId, AppRecord>,
@@ -252,8 +251,7 @@ impl ResourceManager {
             placement,
             nodes: Nodes::default(),
             inactive_nodes: BTreeMap::new(),
-            containers: Vec::new(),
-            free_containers: Vec::new(),
+            containers: Default::default(),
             n_containers: 0,
             apps: BTreeMap::new(),
             active: Vec::new(),
@@ -471,9 +469,7 @@ impl ResourceManager {
     }
 
     pub(crate) fn container(&self, idx: crate::nodes::ContainerIdx) -> &Container {
-        self.containers[idx.0 as usize]
-            .as_ref()
-            .expect("live container index")
+        self.containers.get(idx).expect("live container index")
     }
 }
 
