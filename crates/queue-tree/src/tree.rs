@@ -138,9 +138,10 @@ pub(crate) struct Queue {
     /// Members with work to offer (children with listed members, or runnable
     /// apps with pending asks), in policy order.
     pub(crate) order: OrderSet,
+    /// Every allocation's event names its leaf: kept beside the hot fields.
+    pub(crate) path: QueuePath,
     /// Starts with the fields re-keying and the walk read (see `QueueSettings`).
     pub(crate) settings: QueueSettings,
-    pub(crate) path: QueuePath,
     /// Children sorted by name.
     pub(crate) children: Vec<QueueId>,
     /// Declared in the allocation file now in force.
