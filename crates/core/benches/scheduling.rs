@@ -1,5 +1,6 @@
 //! Scheduling throughput of the core, single thread: allocations per second
-//! while filling a cluster and in steady-state churn, the cost per allocation
+//! while filling a cluster (in a fresh process, and again once emptied:
+//! "warm") and in steady-state churn, the cost per allocation
 //! as apps grow from 1,000 to 100,000, the cost of a full node's heartbeat,
 //! and memory per app and per running container.
 //!

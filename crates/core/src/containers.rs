@@ -34,7 +34,8 @@ pub(crate) struct Container {
 /// Chunks rather than one vector, so that growing never copies (a vector of
 /// a million containers doubling would copy some 80 MB while a heartbeat
 /// waits, and touch twice the memory it ends up using); an index is the
-/// chunk's number and the place in it.
+/// chunk's number and the place in it. Generic only so that its test can
+/// store plain numbers.
 #[derive(Clone, Debug)]
 pub(crate) struct Slab<T> {
     chunks: Vec<Box<[Option<T>]>>,
