@@ -15,6 +15,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use weft_core::{
@@ -33,9 +34,9 @@ struct Cluster {
     nodes: Vec<NodeId>,
     apps: Vec<AppId>,
     /// Containers each node runs, oldest first, by the node's place in
-    /// `nodes` (a vector, so that the driver's own bookkeeping stays small
-    /// beside the core's).
-    running: Vec<Vec<ContainerId>>,
+    /// `nodes`: a vector of queues, so that the driver's own bookkeeping
+    /// (taking the oldest off the front) stays small beside the core's.
+    running: Vec<VecDeque<ContainerId>>,
     /// Reused for every heartbeat, as a driver would.
     out: Output,
 }
@@ -146,7 +147,7 @@ fn build(shape: &Shape) -> Cluster {
         now,
         nodes,
         apps,
-        running: vec![Vec::new(); shape.nodes],
+        running: vec![VecDeque::new(); shape.nodes],
         out: Output::default(),
     };
     // One update pass so demands and fair shares are known.
