@@ -143,9 +143,7 @@ impl ResourceManager {
             for node in &app.set_aside_on {
                 let ok = self
                     .nodes
-                    .arena
-                    .get(node.0 as usize)
-                    .and_then(Option::as_ref)
+                    .try_get(*node)
                     .is_some_and(|n| n.preempted_for.contains_key(&app.handle));
                 if !ok {
                     problems.push(format!(
@@ -157,9 +155,7 @@ impl ResourceManager {
             for node in &app.reservations {
                 let ok = self
                     .nodes
-                    .arena
-                    .get(node.0 as usize)
-                    .and_then(Option::as_ref)
+                    .try_get(*node)
                     .is_some_and(|n| n.reservation.is_some_and(|r| r.app == app.handle));
                 if !ok {
                     problems.push(format!(

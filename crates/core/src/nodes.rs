@@ -84,6 +84,12 @@ impl Nodes {
             .expect("live node index")
     }
 
+    /// The node at `idx` if that slot is live (for callers holding indices
+    /// they cannot vouch for: checks and the preemption view).
+    pub(crate) fn try_get(&self, idx: NodeIdx) -> Option<&Node> {
+        self.arena.get(idx.0 as usize)?.as_ref()
+    }
+
     pub(crate) fn get_mut(&mut self, idx: NodeIdx) -> &mut Node {
         self.arena[idx.0 as usize]
             .as_mut()

@@ -140,7 +140,7 @@ impl PreemptionView for CoreView<'_> {
     }
 
     fn node(&self, node: NodeSlot) -> Option<NodeInfo<'_>> {
-        let n = self.rm.nodes.arena.get(node.0 as usize)?.as_ref()?;
+        let n = self.rm.nodes.try_get(NodeIdx(node.0))?;
         Some(NodeInfo {
             slot: node,
             id: &n.id,
@@ -153,12 +153,7 @@ impl PreemptionView for CoreView<'_> {
     }
 
     fn containers(&self, node: NodeSlot) -> impl Iterator<Item = ContainerInfo> {
-        let n = self
-            .rm
-            .nodes
-            .arena
-            .get(node.0 as usize)
-            .and_then(Option::as_ref);
+        let n = self.rm.nodes.try_get(NodeIdx(node.0));
         n.into_iter()
             .flat_map(move |n| n.containers.iter().map(move |c| self.info(*c)))
     }
