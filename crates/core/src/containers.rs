@@ -74,10 +74,17 @@ impl<T> Slab<T> {
                 self.used - 1
             }
         };
-        let slot = &mut self.chunks[(i / CHUNK) as usize][(i % CHUNK) as usize];
+        let slot = self.slot_mut(ContainerIdx(i)).expect("slot below `used`");
         debug_assert!(slot.is_none(), "slot {i} handed out twice");
         *slot = Some(value);
         ContainerIdx(i)
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, idx: ContainerIdx) -> Option<&mut Option<T>> {
+        self.chunks
+            .get_mut((idx.0 / CHUNK) as usize)?
+            .get_mut((idx.0 % CHUNK) as usize)
     }
 
     /// The value in a slot, if it is live.
@@ -91,19 +98,12 @@ impl<T> Slab<T> {
 
     #[inline]
     pub(crate) fn get_mut(&mut self, idx: ContainerIdx) -> Option<&mut T> {
-        self.chunks
-            .get_mut((idx.0 / CHUNK) as usize)?
-            .get_mut((idx.0 % CHUNK) as usize)?
-            .as_mut()
+        self.slot_mut(idx)?.as_mut()
     }
 
     /// Frees a slot, returning the value that was in it.
     pub(crate) fn take(&mut self, idx: ContainerIdx) -> Option<T> {
-        let value = self
-            .chunks
-            .get_mut((idx.0 / CHUNK) as usize)?
-            .get_mut((idx.0 % CHUNK) as usize)?
-            .take()?;
+        let value = self.slot_mut(idx)?.take()?;
         self.free.push(idx.0);
         Some(value)
     }
