@@ -79,11 +79,8 @@ impl PartialEq for OrderKey {
 
 impl Ord for OrderKey {
     /// Word by word, first difference wins, written out so that it compiles
-    /// to straight-line integer compares: this is the hottest comparison in
-    /// Weft (a scan for a set's first member compares every key, and
-    /// members with equal usage, the common case, differ only in the last
-    /// words). Comparing two words at a time as 128-bit numbers took more
-    /// instructions, not fewer.
+    /// to straight-line integer compares (re-keying's binary searches make
+    /// this the hottest comparison in Weft).
     #[inline]
     fn cmp(&self, other: &OrderKey) -> std::cmp::Ordering {
         let mut i = 0;
@@ -253,20 +250,8 @@ fn fifo_key(m: &KeyInputs) -> OrderKey {
 ///
 /// Each listed member owns a slot holding its key until it is removed, so
 /// re-keying a member (what every allocation and completion does on each
-/// level of its path) finds it without a search. What the walk needs is the
-/// first member; the rest are read in order only when the first passes.
-///
-/// Most sets are small (a parent's children, a leaf's apps). Up to
-/// `SCAN_MAX` members a set keeps no order at all, only its first member:
-/// a re-key writes the key, and only when the first member's key grows (the
-/// member just served) or it leaves does a scan of the keys find the new
-/// first. Keeping the order instead cost a binary search and a shift of
-/// about half the set on every re-key, completions included, which made
-/// re-keying half of an allocation's instructions; a scan of a dozen keys
-/// is cheaper than either, and a completion (a key shrinking) costs one
-/// compare.
-///
-/// Larger sets keep their slots in key order in a
+/// level of its path) finds it without a search. Most sets are small (a
+/// parent's children, a leaf's apps) and keep their slots in key order in a
 /// ring of slot numbers exactly as long as the set: a re-key binary-searches
 /// the member's new place on the side its key moved to and shifts the slot
 /// numbers in between; the walk reads the first member directly and iterates
@@ -280,8 +265,6 @@ pub(crate) struct OrderSet {
     /// The first member, while the set is not empty: the walk reads it
     /// without touching the set's vectors.
     first: u32,
-    /// The first member's slot, kept while the index is `Scan`.
-    first_slot: u32,
     /// Keys by slot; a free slot keeps a stale key.
     keys: Vec<OrderKey>,
     /// Free slots, reused last freed first.
@@ -292,11 +275,6 @@ pub(crate) struct OrderSet {
 /// How an `OrderSet` keeps its slots in key order.
 #[derive(Clone, Debug)]
 enum Index {
-    /// `order` holds the listed slots in no particular order; each listed
-    /// slot's key carries its index there (`OrderKey::ring_pos`), so that a
-    /// removal swaps the last slot into its place. The set's `first_slot`
-    /// is the one with the smallest key.
-    Scan { order: Vec<u32> },
     /// `order` holds the listed slots in key order starting at `head` and
     /// wrapping around; each listed slot's key carries its index in `order`
     /// (`OrderKey::ring_pos`; stale for free slots).
@@ -307,13 +285,12 @@ enum Index {
 
 impl Default for Index {
     fn default() -> Index {
-        Index::Scan { order: Vec::new() }
+        Index::Ring {
+            order: Vec::new(),
+            head: 0,
+        }
     }
 }
-
-/// Members past which a set keeps its order in a ring; it scans again
-/// below half of this.
-const SCAN_MAX: usize = 32;
 
 /// Members past which a set is kept in a B-tree.
 const SMALL_MAX: usize = 128;
@@ -321,7 +298,7 @@ const SMALL_MAX: usize = 128;
 impl OrderSet {
     pub(crate) fn len(&self) -> usize {
         match &self.index {
-            Index::Scan { order } | Index::Ring { order, .. } => order.len(),
+            Index::Ring { order, .. } => order.len(),
             Index::Tree(b) => b.len(),
         }
     }
@@ -349,22 +326,6 @@ impl OrderSet {
             }
         };
         match &mut self.index {
-            Index::Scan { order } => {
-                self.keys[slot as usize].ring_pos = order.len() as u32;
-                order.push(slot);
-                if order.len() == 1 || key < self.keys[self.first_slot as usize] {
-                    self.first_slot = slot;
-                }
-                if order.len() > SCAN_MAX {
-                    let mut order = std::mem::take(order);
-                    let keys = &mut self.keys;
-                    order.sort_unstable_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]));
-                    for (i, s) in order.iter().enumerate() {
-                        keys[*s as usize].ring_pos = i as u32;
-                    }
-                    self.index = Index::Ring { order, head: 0 };
-                }
-            }
             Index::Ring { order, head } => {
                 let keys = &mut self.keys;
                 unwrap_ring(order, head, keys);
@@ -395,17 +356,6 @@ impl OrderSet {
         self.free.push(slot);
         let mut shrunk = false;
         match &mut self.index {
-            Index::Scan { order } => {
-                let at = self.keys[slot as usize].ring_pos as usize;
-                debug_assert_eq!(order[at], slot, "removing a slot that is not listed");
-                order.swap_remove(at);
-                if let Some(moved) = order.get(at) {
-                    self.keys[*moved as usize].ring_pos = at as u32;
-                }
-                if slot == self.first_slot {
-                    self.first_slot = scan_first(order, &self.keys);
-                }
-            }
             Index::Ring { order, head } => {
                 let keys = &mut self.keys;
                 unwrap_ring(order, head, keys);
@@ -415,7 +365,6 @@ impl OrderSet {
                 for (i, s) in order.iter().enumerate().skip(at) {
                     keys[*s as usize].ring_pos = i as u32;
                 }
-                shrunk = order.len() < SCAN_MAX / 2;
             }
             Index::Tree(b) => {
                 b.remove(&self.keys[slot as usize]);
@@ -428,14 +377,7 @@ impl OrderSet {
             self.free.clear();
             self.index = Index::default();
         } else if shrunk {
-            self.index = match std::mem::take(&mut self.index) {
-                // A ring's slots, with their indices, are a scan's as they stand.
-                Index::Ring { order, head } => {
-                    self.first_slot = order[head];
-                    Index::Scan { order }
-                }
-                _ => self.ring_index(),
-            };
+            self.index = self.ring_index();
         }
     }
 
@@ -484,9 +426,6 @@ impl OrderSet {
 
     fn refresh_first(&mut self) {
         let first = match &self.index {
-            Index::Scan { order } => {
-                (!order.is_empty()).then(|| &self.keys[self.first_slot as usize])
-            }
             Index::Ring { order, head, .. } => order.get(*head).map(|s| &self.keys[*s as usize]),
             Index::Tree(b) => b.first(),
         };
@@ -498,16 +437,6 @@ impl OrderSet {
         new.ring_pos = entry.ring_pos;
         let old = std::mem::replace(entry, new);
         let (order, head) = match &mut self.index {
-            Index::Scan { order } => {
-                if slot == self.first_slot {
-                    if new > old {
-                        self.first_slot = scan_first(order, &self.keys);
-                    }
-                } else if new < self.keys[self.first_slot as usize] {
-                    self.first_slot = slot;
-                }
-                return;
-            }
             Index::Ring { order, head } => (order, head),
             Index::Tree(b) => {
                 b.remove(&old);
@@ -573,12 +502,6 @@ impl OrderSet {
     #[inline]
     pub(crate) fn iter(&self) -> OrderIter<'_> {
         match &self.index {
-            Index::Scan { order } => OrderIter::Scan {
-                keys: &self.keys,
-                order,
-                last: None,
-                left: order.len(),
-            },
             Index::Ring { order, head, .. } => OrderIter::Ring {
                 keys: &self.keys,
                 order,
@@ -588,24 +511,6 @@ impl OrderSet {
             Index::Tree(b) => OrderIter::Tree(b.iter()),
         }
     }
-}
-
-/// The slot of the smallest key among `order`'s (0 if there are none).
-#[inline]
-fn scan_first(order: &[u32], keys: &[OrderKey]) -> u32 {
-    let Some((&first, rest)) = order.split_first() else {
-        return 0;
-    };
-    let mut best = first;
-    let mut best_key = &keys[first as usize];
-    for &s in rest {
-        let k = &keys[s as usize];
-        if k < best_key {
-            best = s;
-            best_key = k;
-        }
-    }
-    best
 }
 
 /// Turns a ring so that it starts at index 0 (before an insert or a
@@ -710,15 +615,6 @@ impl Ring<'_> {
 
 /// Iteration in key order over either representation.
 pub(crate) enum OrderIter<'a> {
-    /// Each step scans for the smallest key after the `last` one returned:
-    /// quadratic, but a scanned set is small and is read past its first
-    /// member only when that member passes.
-    Scan {
-        keys: &'a [OrderKey],
-        order: &'a [u32],
-        last: Option<&'a OrderKey>,
-        left: usize,
-    },
     /// `left` members from index `next` of `order` on, wrapping around.
     Ring {
         keys: &'a [OrderKey],
@@ -735,27 +631,6 @@ impl<'a> Iterator for OrderIter<'a> {
     #[inline]
     fn next(&mut self) -> Option<&'a OrderKey> {
         match self {
-            OrderIter::Scan {
-                keys,
-                order,
-                last,
-                left,
-            } => {
-                if *left == 0 {
-                    return None;
-                }
-                *left -= 1;
-                let mut best: Option<&'a OrderKey> = None;
-                for &s in order.iter() {
-                    let k = &keys[s as usize];
-                    let after_last = last.is_none_or(|l| k > l);
-                    if after_last && best.is_none_or(|b| k < b) {
-                        best = Some(k);
-                    }
-                }
-                *last = best;
-                best
-            }
             OrderIter::Ring {
                 keys,
                 order,
