@@ -26,7 +26,7 @@ use weft_rm::dto::ResourceDto;
 use weft_rm::dto::am::{
     AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AmRegisterResponse, AskDto,
 };
-use weft_rm::dto::apps::{NewApplicationDto, SubmitApplicationDto};
+use weft_rm::dto::apps::SubmitApplicationDto;
 use weft_rm::token::ContainerToken;
 
 use crate::dto::{ContainerBody, LaunchContext};
@@ -276,13 +276,7 @@ pub async fn run(
 }
 
 async fn submit(client: &mut RmClient, config: &ShellConfig) -> Result<AppId, ShellError> {
-    let new: NewApplicationDto = client
-        .call(
-            Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None::<&()>,
-        )
-        .await?;
+    let new = client.new_application().await?;
     let app: AppId = new
         .application_id
         .parse()

@@ -298,20 +298,12 @@ fn reap_leftovers(dir: &Path) {
     }
 }
 
-/// A queue's demand (as of the last update pass) in the scheduler's report.
 /// A new application id from the RM, as `yarn application` gets one.
 async fn new_application(client: &mut RmClient) -> String {
-    let new: Value = client
-        .call(
-            Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None::<&()>,
-        )
-        .await
-        .unwrap();
-    new["application-id"].as_str().unwrap().to_owned()
+    client.new_application().await.unwrap().application_id
 }
 
+/// A queue's demand (as of the last update pass) in the scheduler's report.
 fn queue_demand_mb(report: &Value, queue: &str) -> Option<u64> {
     match report {
         Value::Object(o) if o.get("queueName").and_then(Value::as_str) == Some(queue) => {

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpStream;
 
+use crate::dto::apps::NewApplicationDto;
 use crate::http::error::RemoteException;
 
 /// Why a call failed.
@@ -210,6 +211,16 @@ impl RmClient {
     /// `GET path`, decoded.
     pub async fn get<T: DeserializeOwned>(&mut self, path: &str) -> Result<T, ClientError> {
         self.call(Method::GET, path, None::<&()>).await
+    }
+
+    /// `POST /ws/v1/cluster/apps/new-application`: an id to submit an app with.
+    pub async fn new_application(&mut self) -> Result<NewApplicationDto, ClientError> {
+        self.call(
+            Method::POST,
+            "/ws/v1/cluster/apps/new-application",
+            None::<&()>,
+        )
+        .await
     }
 }
 

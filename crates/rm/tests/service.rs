@@ -108,15 +108,7 @@ async fn heartbeat(c: &mut RmClient, node: &str, response_id: &mut u64) -> Value
 }
 
 async fn submit(c: &mut RmClient, queue: &str) -> String {
-    let new: Value = c
-        .call(
-            Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None::<&()>,
-        )
-        .await
-        .unwrap();
-    let app = new["application-id"].as_str().unwrap().to_owned();
+    let app = c.new_application().await.unwrap().application_id;
     let body = json!({"application-id": app, "application-name": format!("job-{queue}"),
                       "queue": queue, "resource": {"memory": 1024, "vCores": 1}});
     let a = c
