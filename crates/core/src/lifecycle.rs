@@ -505,22 +505,29 @@ impl ResourceManager {
                 active.requests.update(ask, capability);
             }
         }
-        let mut to_release = Vec::new();
+        // Each id is looked up when its turn comes, not all first: a list
+        // may name a container twice, and releasing the AM's own container
+        // ends its attempt's other containers (or the app) on the way.
+        let attempt = self.active(h).attempt;
         for id in &req.releases {
             if let Some(c) = self.find_container(id) {
                 if self.container(c).app == h {
-                    to_release.push(c);
+                    self.end_container(
+                        self.last_now,
+                        c,
+                        exit_status::ABORTED,
+                        "released by the application master".to_owned(),
+                        Some(StopReason::Released),
+                    );
                 }
             }
         }
-        for c in to_release {
-            self.end_container(
-                self.last_now,
-                c,
-                exit_status::ABORTED,
-                "released by the application master".to_owned(),
-                Some(StopReason::Released),
-            );
+        // The caller released its own AM container: its attempt is over, and
+        // the rest of its call must not reach the next attempt (or an app
+        // that failed with it).
+        self.live_handle(req.app)?;
+        if self.active(h).attempt != attempt {
+            return Err(AllocateError::NotRegistered(req.app));
         }
         let active = self.active_mut(h);
         for name in &req.blacklist_additions {

@@ -5,11 +5,19 @@
 //! `node_reregister.txt` (a node coming back smaller used to be booked over
 //! its capability), `reservation_dropped.txt` (a reservation on a node the
 //! app blacklisted blocked it for good).
+//!
+//! The tests named `hostile_*` come from an audit of bad input: each input
+//! used to panic or corrupt the books, and must now be refused or absorbed
+//! with the invariants intact.
 
 use weft_core::{
-    CoreSettings, Input, NodeRegistration, RecoveredContainer, Reply, ResourceManager, Submission,
+    AllocateError, AllocateRequest, AppError, AppState, CoreSettings, Input, NodeHeartbeat,
+    NodeRegistration, Output, RecoveredApp, RecoveredContainer, Reply, ResourceManager, Submission,
+    ask_anywhere,
 };
-use weft_model::{AppPriority, AttemptId, ContainerId, NodeId, Priority, Resource, Time};
+use weft_model::{
+    AppId, AppPriority, AttemptId, ContainerId, NodeId, Priority, QueuePath, Resource, Time,
+};
 use weft_queue_tree::alloc_file::parse_alloc_file;
 
 /// Containers a node brings back when the RM starts with a capped queue may
@@ -60,4 +68,222 @@ fn issue3_recovered_containers_may_exceed_a_max_share_from_the_start() {
     );
     assert_eq!(rm.app_containers(new.app).len(), 2);
     rm.check_invariants().unwrap();
+}
+
+// ----- the hostile-input audit -------------------------------------------------
+
+fn node_id(host: &str) -> NodeId {
+    NodeId::new(host, 8041).unwrap()
+}
+
+fn register(
+    rm: &mut ResourceManager,
+    host: &str,
+    capability: Resource,
+    running: Vec<RecoveredContainer>,
+) -> Output {
+    let out = rm.handle(
+        Time::ZERO,
+        Input::NodeRegistered(NodeRegistration {
+            node: node_id(host),
+            rack: "/r1".into(),
+            capability,
+            http_address: format!("{host}:8042"),
+            running,
+        }),
+    );
+    rm.check_invariants().unwrap();
+    out
+}
+
+fn heartbeat(rm: &mut ResourceManager, host: &str) -> Output {
+    let out = rm.handle(
+        Time::ZERO,
+        Input::NodeHeartbeat(NodeHeartbeat {
+            node: node_id(host),
+            statuses: vec![],
+        }),
+    );
+    rm.check_invariants().unwrap();
+    out
+}
+
+fn submission(app: AppId, am_resource: Option<Resource>) -> Submission {
+    Submission {
+        app,
+        user: "alice".into(),
+        groups: vec![],
+        queue: Some("root.default".into()),
+        priority: AppPriority(0),
+        am_resource,
+        name: "hostile".into(),
+        app_type: "YARN".into(),
+        tags: vec![],
+    }
+}
+
+/// An unmanaged app, submitted and registered.
+fn running_app(rm: &mut ResourceManager) -> AppId {
+    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
+        panic!("no application id");
+    };
+    let out = rm.handle(Time::ZERO, Input::AppSubmitted(submission(new.app, None)));
+    assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
+    rm.handle(Time::ZERO, Input::AmRegistered { app: new.app });
+    new.app
+}
+
+fn allocate(rm: &mut ResourceManager, req: AllocateRequest) -> Output {
+    let out = rm.handle(Time::ZERO, Input::Allocate(req));
+    rm.check_invariants().unwrap();
+    out
+}
+
+fn request(app: AppId) -> AllocateRequest {
+    AllocateRequest {
+        app,
+        asks: vec![],
+        releases: vec![],
+        blacklist_additions: vec![],
+        blacklist_removals: vec![],
+        progress: 0.0,
+    }
+}
+
+fn assign_multiple() -> CoreSettings {
+    weft_test_support::scenario::settings_from(&[(
+        "yarn.scheduler.fair.assignmultiple".to_owned(),
+        "true".to_owned(),
+    )])
+    .unwrap()
+}
+
+/// An allocate call listing the same container twice used to end it twice:
+/// the second time on a freed slot, which panicked.
+#[test]
+fn hostile_release_listing_a_container_twice() {
+    let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let app = running_app(&mut rm);
+    allocate(
+        &mut rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(1, Resource::new(1024, 1), 2)],
+            ..request(app)
+        },
+    );
+    heartbeat(&mut rm, "n1");
+    let held = rm.app_containers(app);
+    assert_eq!(held.len(), 2);
+    let twice = held[0].0;
+    let out = allocate(
+        &mut rm,
+        AllocateRequest {
+            releases: vec![twice, twice],
+            ..request(app)
+        },
+    );
+    let Reply::Allocate(Ok(reply)) = out.reply else {
+        panic!("{out:?}");
+    };
+    assert_eq!(reply.completed.len(), 1, "released once: {reply:?}");
+    assert_eq!(rm.app_containers(app).len(), 1);
+}
+
+/// An AM releasing its own container ends its attempt, and the attempt's
+/// other containers with it: the rest of the release list used to be
+/// ended again from stale indices (a panic), and the old AM's call went on
+/// to change the new attempt.
+#[test]
+fn hostile_release_of_the_am_container_with_others() {
+    let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
+        panic!("no application id");
+    };
+    let app = new.app;
+    rm.handle(
+        Time::ZERO,
+        Input::AppSubmitted(submission(app, Some(Resource::new(1024, 1)))),
+    );
+    heartbeat(&mut rm, "n1");
+    rm.handle(Time::ZERO, Input::AmRegistered { app });
+    allocate(
+        &mut rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(1, Resource::new(1024, 1), 2)],
+            ..request(app)
+        },
+    );
+    heartbeat(&mut rm, "n1");
+    let held: Vec<ContainerId> = rm.app_containers(app).into_iter().map(|c| c.0).collect();
+    assert_eq!(held.len(), 3, "the AM and two more");
+    let am = ContainerId::new(AttemptId::new(app, 1), 1);
+    assert!(held.contains(&am));
+    let mut releases = vec![am];
+    releases.extend(held.iter().copied().filter(|c| *c != am));
+    let out = allocate(
+        &mut rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(2, Resource::new(2048, 1), 5)],
+            releases,
+            blacklist_additions: vec!["n1".into()],
+            ..request(app)
+        },
+    );
+    assert!(
+        matches!(out.reply, Reply::Allocate(Err(AllocateError::NotRegistered(a))) if a == app),
+        "the calling attempt is over: {:?}",
+        out.reply
+    );
+    assert!(rm.app_containers(app).is_empty());
+    let report = rm.app_report(app).unwrap();
+    assert_eq!(report.record.attempt.attempt, 2);
+    assert_eq!(report.record.state, AppState::Accepted);
+    assert_eq!(
+        report.pending,
+        Resource::new(1024, 1),
+        "the new attempt asks for its AM only, not the old AM's asks"
+    );
+}
+
+/// The same at the app's last attempt: the release fails the app, and the
+/// rest of the call used to reach for the app's scheduling state after it
+/// was gone (a panic).
+#[test]
+fn hostile_release_of_the_am_container_at_the_last_attempt() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let app = AppId::new(CoreSettings::default().cluster_timestamp, 1);
+    // Recovered at attempt 3: two attempts have failed, the most allowed.
+    let out = rm.handle(
+        Time::ZERO,
+        Input::AppRecovered(RecoveredApp {
+            submission: submission(app, Some(Resource::new(1024, 1))),
+            queue: QueuePath::parse("root.default").unwrap(),
+            attempt: 3,
+            am_container_allocated: false,
+        }),
+    );
+    assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
+    heartbeat(&mut rm, "n1");
+    rm.handle(Time::ZERO, Input::AmRegistered { app });
+    let am = ContainerId::new(AttemptId::new(app, 3), 1);
+    let out = allocate(
+        &mut rm,
+        AllocateRequest {
+            releases: vec![am],
+            blacklist_additions: vec!["n1".into()],
+            ..request(app)
+        },
+    );
+    assert!(
+        matches!(
+            out.reply,
+            Reply::Allocate(Err(AllocateError::App(AppError::AlreadyEnded { .. })))
+        ),
+        "{:?}",
+        out.reply
+    );
+    assert_eq!(rm.app_report(app).unwrap().record.state, AppState::Failed);
 }
