@@ -212,8 +212,42 @@ fn decode<T: DeserializeOwned>(format: BodyFormat, bytes: &[u8]) -> Result<T, Ap
         BodyFormat::Xml => {
             let text = std::str::from_utf8(bytes)
                 .map_err(|_| ApiError::BadRequest("the XML body is not valid UTF-8".to_owned()))?;
+            check_xml_depth(text)?;
             quick_xml::de::from_str(text)
                 .map_err(|e| ApiError::BadRequest(format!("the XML body is not valid: {e}")))
+        }
+    }
+}
+
+/// How deep XML elements may nest: serde_json's own limit for JSON.
+const MAX_XML_DEPTH: usize = 128;
+
+/// Refuses XML nested deeper than `MAX_XML_DEPTH`, counting with a flat
+/// loop before any decoding. The decoder recurses once per level into
+/// free-form values (`am-container-spec`), so a body of a few hundred
+/// kilobytes of `<a>` would otherwise overflow the stack and abort the RM.
+/// Malformed XML passes here and is reported by the decoder.
+fn check_xml_depth(text: &str) -> Result<(), ApiError> {
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut depth = 0usize;
+    loop {
+        // Where the next event starts, to point at the offending element.
+        let at = usize::try_from(reader.buffer_position()).unwrap_or(text.len());
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Start(_)) => {
+                depth += 1;
+                if depth > MAX_XML_DEPTH {
+                    let before = text.get(..at).unwrap_or(text);
+                    let line = before.matches('\n').count() + 1;
+                    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    return Err(ApiError::BadRequest(format!(
+                        "the XML body nests elements more than {MAX_XML_DEPTH} deep (the element at line {line}, column {column})"
+                    )));
+                }
+            }
+            Ok(quick_xml::events::Event::End(_)) => depth = depth.saturating_sub(1),
+            Ok(quick_xml::events::Event::Eof) | Err(_) => return Ok(()),
+            Ok(_) => {}
         }
     }
 }

@@ -1427,3 +1427,71 @@ async fn xml_submission() {
     );
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn deeply_nested_xml_is_refused_without_exhausting_the_stack() {
+    // The default body limit: a body this size must not take the RM down.
+    let rm = Rm::with(&[("weft.rm.max-request-bytes", "1048576")]);
+    let r = &rm.router;
+    let app = rm.new_app("bob").await;
+    // The launch context is free-form, decoded one stack frame per level.
+    let levels = 100_000;
+    let body = format!(
+        "<application-submission-context><application-id>{app}</application-id><queue>b</queue>\n<am-container-spec>{}x{}</am-container-spec></application-submission-context>",
+        "<a>".repeat(levels),
+        "</a>".repeat(levels)
+    );
+    assert!(body.len() < 1 << 20);
+    let a = call(
+        r,
+        Method::POST,
+        "/ws/v1/cluster/apps?user.name=bob",
+        Some("application/xml"),
+        &body,
+        &[],
+    )
+    .await;
+    assert_eq!(
+        a.error(),
+        "400 BadRequestException: the XML body nests elements more than 128 deep (the element at line 2, column 398)"
+    );
+    // The same on the protocols, which read XML bodies too.
+    let body = format!(
+        "<r><nodeId>h1:8041</nodeId>{}{}</r>",
+        "<x>".repeat(levels),
+        "</x>".repeat(levels)
+    );
+    let a = call(
+        r,
+        Method::POST,
+        "/ws/v1/nm/register",
+        Some("text/xml"),
+        &body,
+        &[],
+    )
+    .await;
+    assert_eq!(
+        a.error(),
+        "400 BadRequestException: the XML body nests elements more than 128 deep (the element at line 1, column 409)"
+    );
+    // Nesting a launch context can use is still read.
+    let nested = "<commands><command>sleep 1</command></commands><environment><entry><key>A</key><value>1</value></entry></environment>";
+    let body = format!(
+        "<application-submission-context><application-id>{app}</application-id><queue>b</queue><am-container-spec>{nested}</am-container-spec></application-submission-context>"
+    );
+    let a = call(
+        r,
+        Method::POST,
+        "/ws/v1/cluster/apps?user.name=bob",
+        Some("application/xml"),
+        &body,
+        &[],
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    assert_eq!(
+        get(r, "/ws/v1/cluster/metrics").await.status,
+        StatusCode::OK
+    );
+    rm.stop().await;
+}
