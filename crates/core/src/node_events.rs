@@ -14,6 +14,12 @@ use crate::nodes::{ContainerIdx, Node, NodeIdx};
 use crate::output::{Event, HeartbeatReply, NodeError, NodeState, StopReason, exit_status};
 use crate::rm::{InactiveNode, ResourceManager};
 
+/// YARN numbers an attempt's containers from 1 in 40 bits (Hadoop's `long`
+/// container id keeps the restart epoch above them): a recovered container
+/// numbered outside that was never issued, and one near `u64::MAX` would
+/// overflow its app's numbering.
+const MAX_CONTAINER_SEQ: u64 = (1 << 40) - 1;
+
 impl ResourceManager {
     pub(crate) fn register_node(
         &mut self,
@@ -149,7 +155,8 @@ impl ResourceManager {
     }
 
     /// Re-attaches containers a node reports after an RM restart to their
-    /// apps; ones whose app is gone are stopped.
+    /// apps; ones whose app is gone, that do not fit, or that are numbered
+    /// as no container ever is, are stopped.
     fn recover_containers(&mut self, now: Time, idx: NodeIdx, running: &[RecoveredContainer]) {
         for rc in running {
             let stopping = self
@@ -161,7 +168,11 @@ impl ResourceManager {
             if stopping || self.find_container(&rc.container).is_some() {
                 continue;
             }
-            let handle = self.tree.app_handle(rc.container.app());
+            let numbered = (1..=MAX_CONTAINER_SEQ).contains(&rc.container.seq);
+            let handle = self
+                .tree
+                .app_handle(rc.container.app())
+                .filter(|_| numbered);
             let usable = handle.filter(|h| {
                 self.active[h.index()]
                     .as_ref()

@@ -287,3 +287,52 @@ fn hostile_release_of_the_am_container_at_the_last_attempt() {
     );
     assert_eq!(rm.app_report(app).unwrap().record.state, AppState::Failed);
 }
+
+/// A node re-registering with a container numbered beyond anything the RM
+/// can issue (YARN numbers containers in 40 bits) used to overflow the app's
+/// next container number (a panic); number 0, which YARN never issues, was
+/// taken as a live container. Both are now stopped as unknown.
+#[test]
+fn hostile_recovered_container_numbers_the_rm_never_issues() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    let app = running_app(&mut rm);
+    let attempt = AttemptId::new(app, 1);
+    let bad = [
+        ContainerId::new(attempt, u64::MAX),
+        ContainerId::new(attempt, 1 << 40),
+        ContainerId::new(attempt, 0),
+    ];
+    let good = ContainerId::new(attempt, 1000);
+    let running = bad
+        .iter()
+        .chain([&good])
+        .map(|c| RecoveredContainer {
+            container: *c,
+            resource: Resource::new(1024, 1),
+            priority: Priority(1),
+        })
+        .collect();
+    register(&mut rm, "n1", Resource::new(8192, 8), running);
+    let held: Vec<ContainerId> = rm.app_containers(app).into_iter().map(|c| c.0).collect();
+    assert_eq!(held, [good]);
+    let out = heartbeat(&mut rm, "n1");
+    let Reply::NodeHeartbeat(Ok(reply)) = out.reply else {
+        panic!("{out:?}");
+    };
+    let stopped: Vec<ContainerId> = reply.containers_to_stop.iter().map(|s| s.0).collect();
+    assert_eq!(stopped, bad);
+    // The app's own numbering goes on from the largest it holds.
+    allocate(
+        &mut rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(1, Resource::new(1024, 1), 1)],
+            ..request(app)
+        },
+    );
+    heartbeat(&mut rm, "n1");
+    assert!(
+        rm.app_containers(app)
+            .iter()
+            .any(|c| c.0 == ContainerId::new(attempt, 1001))
+    );
+}
