@@ -49,8 +49,18 @@ impl GroupMapping for ListedGroups<'_> {
 
 impl ResourceManager {
     pub(crate) fn new_application(&mut self) -> NewApplicationReply {
-        let app = AppId::new(self.settings.cluster_timestamp, self.next_app_seq);
-        self.next_app_seq += 1;
+        let ts = self.settings.cluster_timestamp;
+        // Skip ids submissions took without their being issued, so an issued
+        // id is never in use; past `u32::MAX` the count starts again at 1
+        // (a recovered or submitted id may have taken the last ones).
+        let next = |seq: u32| seq.checked_add(1).unwrap_or(1);
+        let mut seq = self.next_app_seq;
+        while self.apps.contains_key(&AppId::new(ts, seq)) {
+            seq = next(seq);
+        }
+        self.next_app_seq = next(seq);
+        self.handles_by_seq.issued(seq);
+        let app = AppId::new(ts, seq);
         NewApplicationReply {
             app,
             max_capability: self.settings.scheduler.max_allocation(),
@@ -65,7 +75,6 @@ impl ResourceManager {
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
         }
-        self.next_app_seq = self.next_app_seq.max(sub.app.seq.saturating_add(1));
         self.counters.apps_submitted += 1;
         self.flush_capacity();
         let requested = sub
@@ -297,11 +306,7 @@ impl ResourceManager {
         }
         self.active[h.index()] = Some(active);
         if sub.app.cluster_timestamp == self.settings.cluster_timestamp {
-            let seq = sub.app.seq as usize;
-            if self.handles_by_seq.len() <= seq {
-                self.handles_by_seq.resize(seq + 1, None);
-            }
-            self.handles_by_seq[seq] = Some(h);
+            self.handles_by_seq.insert(sub.app.seq, h);
         }
         self.tree.set_pending(h, pending);
         let (state, diagnostics) = match &added.waiting {
@@ -678,11 +683,7 @@ impl ResourceManager {
         let gone = self.active[h.index()]
             .take()
             .expect("active app for a live handle");
-        if let Some(slot) = self.handles_by_seq.get_mut(app.seq as usize) {
-            if app.cluster_timestamp == self.settings.cluster_timestamp {
-                *slot = None;
-            }
-        }
+        self.handles_by_seq.remove(app.seq, h);
         if let Some(record) = self.apps.get_mut(&app) {
             record.memory_mb_seconds += gone.memory_mb_ms / 1000;
             record.vcore_seconds += gone.vcore_ms / 1000;

@@ -43,7 +43,7 @@ pub struct ResourceManager {
     pub(crate) active: Vec<Option<ActiveApp>>,
     /// Tree handles of live apps this RM issued, by sequence number: the
     /// container lookup on every heartbeat status is then one index.
-    pub(crate) handles_by_seq: Vec<Option<AppHandle>>,
+    pub(crate) handles_by_seq: SeqIndex,
     /// Finished apps in the order they finished, for trimming history.
     pub(crate) finished_order: VecDeque<AppId>,
     pub(crate) next_app_seq: u32,
@@ -255,7 +255,7 @@ impl ResourceManager {
             n_containers: 0,
             apps: BTreeMap::new(),
             active: Vec::new(),
-            handles_by_seq: Vec::new(),
+            handles_by_seq: SeqIndex::default(),
             finished_order: VecDeque::new(),
             next_app_seq: 1,
             next_update: now + interval,
@@ -451,7 +451,9 @@ impl ResourceManager {
     /// The tree handle of a live app.
     pub(crate) fn handle_of(&self, app: AppId) -> Option<AppHandle> {
         if app.cluster_timestamp == self.settings.cluster_timestamp {
-            return self.handles_by_seq.get(app.seq as usize).copied().flatten();
+            if let Some(h) = self.handles_by_seq.get(app.seq) {
+                return Some(h);
+            }
         }
         self.tree.app_handle(app)
     }
@@ -470,6 +472,64 @@ impl ResourceManager {
 
     pub(crate) fn container(&self, idx: crate::nodes::ContainerIdx) -> &Container {
         self.containers.get(idx).expect("live container index")
+    }
+}
+
+/// Tree handles of live apps by sequence number, for the ids this RM issues.
+///
+/// `NewApplication` issues ids one after another, so the index starts at the
+/// first one issued and grows a slot at a time. An id far beyond its end (a
+/// submission may carry any unused id, and recovery brings back the state
+/// store's) is not indexed: its app is found through the tree instead, so no
+/// input can make the index large.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SeqIndex {
+    /// The sequence number of `slots[0]`.
+    base: u32,
+    slots: Vec<Option<AppHandle>>,
+}
+
+/// How far past the index's end an app may be numbered and still be indexed.
+const SEQ_INDEX_REACH: usize = 1024;
+
+impl SeqIndex {
+    pub(crate) fn get(&self, seq: u32) -> Option<AppHandle> {
+        let at = seq.checked_sub(self.base)?;
+        self.slots.get(at as usize).copied().flatten()
+    }
+
+    /// Notes an id just issued: an index still empty starts there.
+    pub(crate) fn issued(&mut self, seq: u32) {
+        if self.slots.is_empty() {
+            self.base = seq;
+        }
+    }
+
+    /// Indexes a live app, if its number is within reach.
+    pub(crate) fn insert(&mut self, seq: u32, h: AppHandle) {
+        let Some(at) = seq.checked_sub(self.base) else {
+            return;
+        };
+        let at = at as usize;
+        if at >= self.slots.len() + SEQ_INDEX_REACH {
+            return;
+        }
+        if self.slots.len() <= at {
+            self.slots.resize(at + 1, None);
+        }
+        self.slots[at] = Some(h);
+    }
+
+    /// Forgets an app that ended, if it is the one indexed there.
+    pub(crate) fn remove(&mut self, seq: u32, h: AppHandle) {
+        let Some(at) = seq.checked_sub(self.base) else {
+            return;
+        };
+        if let Some(slot) = self.slots.get_mut(at as usize) {
+            if *slot == Some(h) {
+                *slot = None;
+            }
+        }
     }
 }
 

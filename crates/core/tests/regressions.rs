@@ -336,3 +336,80 @@ fn hostile_recovered_container_numbers_the_rm_never_issues() {
             .any(|c| c.0 == ContainerId::new(attempt, 1001))
     );
 }
+
+/// A submission may carry any unused id, but one of this cluster numbered
+/// near `u32::MAX` used to size the app index by its number (gigabytes: the
+/// process aborted) and push the id counter to its end, where the next
+/// `NewApplication` overflowed. Such an app is now found through the tree,
+/// and the counter issues only ids nobody holds.
+#[test]
+fn hostile_submission_with_an_id_at_the_end_of_the_range() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let ts = CoreSettings::default().cluster_timestamp;
+    let mut ids = Vec::new();
+    for seq in [u32::MAX - 1, u32::MAX, 2] {
+        let app = AppId::new(ts, seq);
+        let out = rm.handle(Time::ZERO, Input::AppSubmitted(submission(app, None)));
+        assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
+        rm.handle(Time::ZERO, Input::AmRegistered { app });
+        ids.push(app);
+    }
+    for _ in 0..3 {
+        let app = running_app(&mut rm);
+        assert!(!ids.contains(&app), "{app} was issued while in use");
+        ids.push(app);
+    }
+    assert_eq!(
+        ids[3..],
+        [AppId::new(ts, 1), AppId::new(ts, 3), AppId::new(ts, 4)]
+    );
+    // Every app is still found by its containers' ids: allocate, release, complete.
+    for app in &ids {
+        allocate(
+            &mut rm,
+            AllocateRequest {
+                asks: vec![ask_anywhere(1, Resource::new(1024, 1), 1)],
+                ..request(*app)
+            },
+        );
+    }
+    for _ in &ids {
+        heartbeat(&mut rm, "n1");
+    }
+    for app in &ids {
+        let held = rm.app_containers(*app);
+        assert_eq!(held.len(), 1, "{app}");
+        allocate(
+            &mut rm,
+            AllocateRequest {
+                releases: vec![held[0].0],
+                ..request(*app)
+            },
+        );
+        assert!(rm.app_containers(*app).is_empty(), "{app}");
+    }
+}
+
+/// The same through recovery, whose ids come from the state store (which
+/// keeps whatever a client submitted): the counter must not overflow.
+#[test]
+fn hostile_recovered_app_with_the_last_id() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    let ts = CoreSettings::default().cluster_timestamp;
+    let last = AppId::new(ts, u32::MAX);
+    let out = rm.handle(
+        Time::ZERO,
+        Input::AppRecovered(RecoveredApp {
+            submission: submission(last, None),
+            queue: QueuePath::parse("root.default").unwrap(),
+            attempt: 1,
+            am_container_allocated: true,
+        }),
+    );
+    assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
+    let a = running_app(&mut rm);
+    let b = running_app(&mut rm);
+    assert_eq!([a, b], [AppId::new(ts, 1), AppId::new(ts, 2)]);
+    rm.check_invariants().unwrap();
+}
