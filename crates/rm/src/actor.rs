@@ -86,6 +86,15 @@ pub enum RmError {
         /// What the caller should do.
         advice: &'static str,
     },
+    /// A submission with an application id this RM's new-application never
+    /// gave out (a later one of its own, another cluster's, or 0).
+    #[error(
+        "application-id {app} was not issued by this resource manager; ask POST /ws/v1/cluster/apps/new-application for one"
+    )]
+    NotIssued {
+        /// The id submitted.
+        app: AppId,
+    },
     /// The caller may not do this to the app.
     #[error("user {user} may not {action} application {app} in queue {queue}{why}")]
     Forbidden {
@@ -441,6 +450,11 @@ struct Actor {
     store: Option<StateStore>,
     /// Nodes' diagnostics of completed containers, until their AM hears of them.
     node_diagnostics: BTreeMap<ContainerId, String>,
+    /// The highest sequence number new-application has given out: a
+    /// submission may only use an id issued already. The core counts on
+    /// from the highest id submitted, so a made-up id would otherwise take
+    /// ids from later callers, or exhaust the sequence.
+    issued_seq: u32,
     /// Where container tokens come from.
     tokens: TokenSource,
     /// Tokens not yet handed to both a container's node and its AM.
@@ -493,6 +507,7 @@ pub(crate) fn spawn(
         event_log,
         store: recovery.store,
         node_diagnostics: BTreeMap::new(),
+        issued_seq: 0,
         tokens,
         owed_tokens: TokenLedger::default(),
         version: 0,
@@ -655,7 +670,10 @@ impl Actor {
             Command::NewApplication { reply } => {
                 let out = self.core.handle(now, Input::NewApplication);
                 let res = match out.reply {
-                    Reply::NewApplication(r) => Ok(r),
+                    Reply::NewApplication(r) => {
+                        self.issued_seq = self.issued_seq.max(r.app.seq);
+                        Ok(r)
+                    }
                     _ => Err(RmError::Unexpected {
                         what: "new-application",
                     }),
@@ -898,6 +916,12 @@ impl Actor {
         extra: AppExtra,
     ) -> Result<SubmitReply, RmError> {
         let app = sub.app;
+        if app.cluster_timestamp != self.core.settings().cluster_timestamp
+            || app.seq == 0
+            || app.seq > self.issued_seq
+        {
+            return Err(RmError::NotIssued { app });
+        }
         let known = self.extras.contains_key(&app);
         let stored = self.store.is_some().then(|| sub.clone());
         let out = self.core.handle(now, Input::AppSubmitted(sub));

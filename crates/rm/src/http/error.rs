@@ -244,6 +244,7 @@ impl From<RmError> for ApiError {
             RmError::Submit(e) => e.into(),
             RmError::Move(e) => e.into(),
             RmError::OutOfSync { .. } => ApiError::Conflict(e.to_string()),
+            RmError::NotIssued { .. } => ApiError::BadRequest(e.to_string()),
             RmError::Forbidden { .. } => ApiError::Forbidden(e.to_string()),
             RmError::Unexpected { .. } => ApiError::Internal(e.to_string()),
             RmError::Gone => ApiError::Unavailable,

@@ -384,11 +384,12 @@ async fn submission_outcomes() {
         "FAILED"
     );
     // Malformed submissions.
+    let too_large = rm.new_app("bob").await;
     let bad = [
         json!({}),
         json!({"application-id": "app-1"}),
         json!({"application-id": app, "resource": {"memory": 0, "vCores": 0}}),
-        json!({"application-id": "application_1700000000000_0099", "queue": "b", "resource": {"memory": 65536, "vCores": 1}}),
+        json!({"application-id": too_large, "queue": "b", "resource": {"memory": 65536, "vCores": 1}}),
         json!({"application-id": "application_1700000000000_0098", "priority": "high"}),
     ];
     let mut rendered = String::new();
@@ -401,7 +402,7 @@ async fn submission_outcomes() {
         400 BadRequestException: application-id: missing: ask POST /ws/v1/cluster/apps/new-application for one
         400 BadRequestException: application-id: invalid application id "app-1": expected application_<clusterTimestamp>_<sequence>
         400 BadRequestException: resource: the application master's container must ask for some memory or vcores
-        400 BadRequestException: application master for application_1700000000000_0099 asks for <memory:65536, vCores:1>, more than queue root.b allows (<memory:8192, vCores:8>)
+        400 BadRequestException: application master for application_1700000000000_0005 asks for <memory:65536, vCores:1>, more than queue root.b allows (<memory:8192, vCores:8>)
         400 BadRequestException: the JSON body does not match the expected fields: invalid type: string "high", expected i32 at line 1 column 68
     "#]]
     .assert_eq(&rendered);
@@ -1334,6 +1335,10 @@ mod fuzz {
                 let rm = Rm::new();
                 rm.register("h1:8041", 8192, 8).await;
                 rm.running("alice", "a", "h1:8041", 0).await;
+                // Up to the id the submissions use.
+                for _ in 2..=9 {
+                    rm.new_app("bob").await;
+                }
                 for (target, body) in requests {
                     let (method, uri) = TARGETS[target];
                     let method: Method = method.parse().unwrap();
@@ -1492,6 +1497,47 @@ async fn deeply_nested_xml_is_refused_without_exhausting_the_stack() {
     assert_eq!(
         get(r, "/ws/v1/cluster/metrics").await.status,
         StatusCode::OK
+    );
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn only_issued_application_ids_are_submitted() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let issued = rm.new_app("bob").await;
+    // Ids new-application never gave out: a later one of this RM's, the
+    // last sequence number (which once left new-application nothing to
+    // count to and stopped the scheduler), another cluster's, and 0.
+    let mut rendered = String::new();
+    for app in [
+        "application_1700000000000_0002",
+        "application_1700000000000_4294967295",
+        "application_1_4294967294",
+        "application_1700000000000_0000",
+    ] {
+        let a = post(
+            r,
+            "/ws/v1/cluster/apps?user.name=bob",
+            json!({"application-id": app, "queue": "b"}),
+        )
+        .await;
+        rendered.push_str(&a.error());
+        rendered.push('\n');
+    }
+    expect![[r#"
+        400 BadRequestException: application-id application_1700000000000_0002 was not issued by this resource manager; ask POST /ws/v1/cluster/apps/new-application for one
+        400 BadRequestException: application-id application_1700000000000_4294967295 was not issued by this resource manager; ask POST /ws/v1/cluster/apps/new-application for one
+        400 BadRequestException: application-id application_1_4294967294 was not issued by this resource manager; ask POST /ws/v1/cluster/apps/new-application for one
+        400 BadRequestException: application-id application_1700000000000_0000 was not issued by this resource manager; ask POST /ws/v1/cluster/apps/new-application for one
+    "#]]
+    .assert_eq(&rendered);
+    // Nothing was recorded, and ids keep coming in order.
+    assert_eq!(get(r, "/ws/v1/cluster/apps").await.body, r#"{"apps":{}}"#);
+    assert_eq!(rm.new_app("bob").await, "application_1700000000000_0002");
+    assert_eq!(
+        rm.submit_to("bob", &issued, "b").await.status,
+        StatusCode::ACCEPTED
     );
     rm.stop().await;
 }
