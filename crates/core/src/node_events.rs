@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use weft_model::{ContainerId, NodeId, Resource, Time};
+use weft_model::{ContainerId, NodeId, Resource, ResourceType, Time};
 
 use crate::containers::Container;
 use crate::input::{ContainerState, NodeHeartbeat, NodeRegistration, RecoveredContainer};
@@ -35,6 +35,24 @@ impl ResourceManager {
                 node: reg.node,
                 capability: reg.capability,
                 why: "a node must offer at least the minimum allocation of memory and vcores",
+            });
+        }
+        // The cluster's total must stay countable: resource sums saturate at
+        // `u64::MAX` (unbounded), and a saturated total cannot give a node back.
+        let known = self.nodes.lookup(&reg.node);
+        let others = self.nodes.capacity
+            - known.map_or(Resource::ZERO, |idx| self.nodes.get(idx).capability);
+        let countable = ResourceType::ALL.iter().all(|ty| {
+            others
+                .get(*ty)
+                .checked_add(reg.capability.get(*ty))
+                .is_some_and(|total| total < u64::MAX)
+        });
+        if !countable {
+            return Err(NodeError::BadCapability {
+                node: reg.node,
+                capability: reg.capability,
+                why: "added to the other nodes', the cluster's total would be too large to count",
             });
         }
         let expires = now + self.settings.scheduler.nm_liveness_expiry;

@@ -413,3 +413,47 @@ fn hostile_recovered_app_with_the_last_id() {
     assert_eq!([a, b], [AppId::new(ts, 1), AppId::new(ts, 2)]);
     rm.check_invariants().unwrap();
 }
+
+/// Node capabilities so large that the cluster's total saturates used to be
+/// accepted: the total stuck at "unbounded", and when one such node left,
+/// the total dropped to zero with the other still there. A node whose
+/// capability the total cannot count is now refused, with why.
+#[test]
+fn hostile_node_capabilities_the_cluster_total_cannot_count() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    let huge = Resource::new(u64::MAX / 2, u64::MAX / 2);
+    for host in ["n1", "n2"] {
+        let out = register(&mut rm, host, huge, vec![]);
+        assert!(
+            matches!(out.reply, Reply::NodeRegistered(Ok(()))),
+            "{out:?}"
+        );
+    }
+    for (host, capability) in [
+        ("n3", Resource::new(1 << 20, 8)),
+        ("n3", Resource::new(u64::MAX, 8)),
+        ("n3", Resource::new(8192, u64::MAX)),
+    ] {
+        let out = register(&mut rm, host, capability, vec![]);
+        assert!(
+            matches!(&out.reply, Reply::NodeRegistered(Err(e)) if e.to_string().contains("total")),
+            "{capability}: {out:?}"
+        );
+    }
+    assert_eq!(rm.node_reports().len(), 2);
+    // A known node may re-register with the same size: its old one no longer counts.
+    let out = register(&mut rm, "n2", huge, vec![]);
+    assert!(
+        matches!(out.reply, Reply::NodeRegistered(Ok(()))),
+        "{out:?}"
+    );
+    rm.handle(
+        Time::ZERO,
+        Input::NodeUnregistered {
+            node: node_id("n1"),
+            decommissioned: false,
+        },
+    );
+    rm.check_invariants().unwrap();
+    assert_eq!(rm.cluster_metrics().total, huge);
+}
