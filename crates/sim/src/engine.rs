@@ -968,6 +968,10 @@ impl<'s> Engine<'s> {
                 // The job cannot run as asked (too large, or a resource its
                 // queue allows none of): its AM gives up, as MapReduce's would.
                 let diagnostics = format!("the AM's asks were refused: {e}");
+                // Ended first: the core reports the attempt as FINISHED (with
+                // final status FAILED, as YARN does), and that state change,
+                // absorbed inside the call, must not record a success.
+                self.end_app(a, Ending::Failed(diagnostics.clone()));
                 self.call(
                     Input::AttemptFinished {
                         app,
@@ -976,7 +980,6 @@ impl<'s> Engine<'s> {
                     },
                     "attempt finished",
                 )?;
-                self.end_app(a, Ending::Failed(diagnostics));
                 return Ok(());
             }
             _ => return Ok(()),
@@ -1536,5 +1539,36 @@ mod tests {
             let slow = simulate(&sc, SimOptions { skip_idle_heartbeats: false, ..SimOptions::default() }).unwrap();
             proptest::prop_assert_eq!(timeline(&fast), timeline(&slow));
         }
+    }
+
+    #[test]
+    fn a_job_whose_tasks_can_never_fit_fails_with_the_core_s_reason() {
+        // 100,000 MB is above the default maximum allocation (8,192 MB): the
+        // core refuses the ask and the AM gives up, as MapReduce's would.
+        let sc = load(
+            r#"
+            [[nodes]]
+            count = 2
+            capacity = "8192 mb, 8 vcores"
+            [[apps]]
+            name = "huge"
+            at = "0s"
+            tasks = [ { count = 1, size = "100000 mb, 1 vcores", duration = "1s" } ]
+            [[apps]]
+            name = "small"
+            at = "0s"
+            tasks = [ { count = 1, duration = "1s" } ]
+            "#,
+        );
+        let report = simulate(&sc, SimOptions::default()).unwrap();
+        let by_name = |n: &str| report.apps.iter().find(|a| a.name == n).unwrap();
+        match &by_name("huge").outcome {
+            crate::report::Outcome::Failed(why) => {
+                assert!(why.contains("larger than the maximum allocation"), "{why}")
+            }
+            other => panic!("the huge job did not fail: {other:?}"),
+        }
+        assert_eq!(by_name("huge").first_task, None);
+        assert_eq!(by_name("small").outcome, crate::report::Outcome::Finished);
     }
 }
