@@ -543,7 +543,13 @@ impl ResourceManager {
         }
         let pending = active.requests.pending();
         if let Some(record) = self.apps.get_mut(&req.app) {
-            record.progress = req.progress.clamp(0.0, 1.0);
+            // As Hadoop filters it: NaN and anything below 0 is 0 (so is -0.0,
+            // which prints as "-0"), anything above 1 is 1.
+            record.progress = if req.progress > 0.0 {
+                req.progress.min(1.0)
+            } else {
+                0.0
+            };
         }
         self.tree.set_pending(h, pending);
         let available = self.tree.headroom(h, self.cluster_free_for(h));

@@ -457,3 +457,32 @@ fn hostile_node_capabilities_the_cluster_total_cannot_count() {
     rm.check_invariants().unwrap();
     assert_eq!(rm.cluster_metrics().total, huge);
 }
+
+/// An AM reporting a progress of NaN had it recorded as NaN (`clamp` keeps
+/// NaN), which every report then showed. Hadoop's ApplicationMasterService
+/// reads NaN as 0, as it does anything below 0.
+#[test]
+fn hostile_progress_that_is_not_a_number() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    let app = running_app(&mut rm);
+    for (reported, recorded) in [
+        (0.5, 0.5),
+        (f32::NAN, 0.0),
+        (f32::INFINITY, 1.0),
+        (f32::NEG_INFINITY, 0.0),
+        (-0.0, 0.0),
+    ] {
+        allocate(
+            &mut rm,
+            AllocateRequest {
+                progress: reported,
+                ..request(app)
+            },
+        );
+        let progress = rm.app_report(app).unwrap().record.progress;
+        assert!(
+            progress == recorded && progress.is_sign_positive(),
+            "{reported} recorded as {progress}"
+        );
+    }
+}
