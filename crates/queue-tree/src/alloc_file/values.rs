@@ -43,11 +43,18 @@ pub(super) fn parse_seconds(text: &str) -> Result<Duration, ProblemKind> {
     parse_whole(text, SECONDS).map(Duration::from_secs)
 }
 
-/// A weight: a finite decimal, not negative.
+/// A weight: a decimal finite even as an `f32`, not negative.
 pub(super) fn parse_weight(text: &str) -> Result<f64, ProblemKind> {
     let value = parse_decimal(text, WEIGHT)?;
     if value < 0.0 {
         return Err(ProblemKind::NegativeNumber {
+            text: text.trim().to_owned(),
+            expected: WEIGHT,
+        });
+    }
+    // The tree keeps weights as `f32` (Hadoop's `float`), where this would be infinite.
+    if (value as f32).is_infinite() {
+        return Err(ProblemKind::NumberTooLarge {
             text: text.trim().to_owned(),
             expected: WEIGHT,
         });
@@ -273,6 +280,20 @@ mod tests {
             parse_weight("-0.5"),
             Err(ProblemKind::NegativeNumber { .. })
         ));
+    }
+
+    /// Weights are kept as `f32`, as Hadoop keeps them: a value finite as an
+    /// `f64` but beyond `f32::MAX` would become an infinite weight (and NaN
+    /// shares), so it is too large, like `1e999`.
+    #[test]
+    fn weights_must_be_finite_as_f32() {
+        assert_eq!(parse_weight("3.4e38"), Ok(3.4e38));
+        for text in ["3.5e38", "1e39", "1e300"] {
+            assert!(
+                matches!(parse_weight(text), Err(ProblemKind::NumberTooLarge { .. })),
+                "{text}"
+            );
+        }
     }
 
     #[test]
