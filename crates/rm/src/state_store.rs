@@ -13,8 +13,10 @@
 //!
 //! Each record is one `write` on a file opened for appending, with no
 //! `fsync`: the store survives the RM being killed, not the machine losing
-//! power. A line that does not parse (a torn last write) is skipped with a
-//! warning rather than stopping the RM.
+//! power. A line that does not parse (a torn last write, even one torn
+//! inside a character) or cannot be applied is skipped with a warning
+//! rather than stopping the RM, and appended to `apps.jsonl.skipped` before
+//! the rewrite, which would otherwise delete it for good.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
@@ -31,6 +33,10 @@ use crate::view::AppExtra;
 
 /// The file in the state directory.
 pub const STATE_FILE_NAME: &str = "apps.jsonl";
+
+/// Where lines skipped at start are kept, beside the state file: the
+/// compaction that follows would otherwise delete them for good.
+pub const SKIPPED_FILE_NAME: &str = "apps.jsonl.skipped";
 
 /// Why the state store cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -116,12 +122,31 @@ impl StateStore {
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let path = dir.join(STATE_FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        // Bytes, not text: a write torn inside a character is one bad line,
+        // not an unreadable file.
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io(&path)(e)),
         };
-        let (apps, warnings) = fold(&text, &path);
+        let (apps, skipped) = fold(&bytes, &path);
+        let mut warnings = Vec::with_capacity(skipped.len());
+        if !skipped.is_empty() {
+            // Kept before compacting, which would delete them for good.
+            let kept = dir.join(SKIPPED_FILE_NAME);
+            let mut text = Vec::new();
+            for s in &skipped {
+                text.extend_from_slice(s.line);
+                text.push(b'\n');
+                warnings.push(format!("{}; kept in {}", s.warning, kept.display()));
+            }
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&kept)
+                .and_then(|mut f| f.write_all(&text))
+                .map_err(io(&kept))?;
+        }
         // Compact: the live apps only, written aside and renamed over.
         let tmp = dir.join(format!("{STATE_FILE_NAME}.tmp"));
         let mut out = Vec::new();
@@ -215,34 +240,58 @@ impl StateStore {
     }
 }
 
+/// A line of the file that was not applied.
+struct Skipped<'a> {
+    /// The line as read.
+    line: &'a [u8],
+    /// `path:line: skipped: why`.
+    warning: String,
+}
+
 /// Folds the file's lines into the apps alive at its end, in the order they
-/// were submitted, with a warning for each line skipped.
-fn fold(text: &str, path: &Path) -> (Vec<StoredApp>, Vec<String>) {
+/// were submitted, and the lines skipped, each with its warning.
+fn fold<'a>(bytes: &'a [u8], path: &Path) -> (Vec<StoredApp>, Vec<Skipped<'a>>) {
     let mut apps: BTreeMap<AppId, StoredApp> = BTreeMap::new();
     let mut order: Vec<AppId> = Vec::new();
-    let mut warnings = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    let mut skipped = Vec::new();
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let skip = |why: String| format!("{}:{}: skipped: {why}", path.display(), i + 1);
-        let record: Record = match serde_json::from_str(line) {
+        let skip = |why: String| Skipped {
+            line,
+            warning: format!("{}:{}: skipped: {why}", path.display(), i + 1),
+        };
+        // Invalid UTF-8 is one of serde_json's errors here.
+        let record: Record = match serde_json::from_slice(line) {
             Ok(r) => r,
             Err(e) => {
-                warnings.push(skip(format!("not a state record ({e})")));
+                skipped.push(skip(format!("not a state record ({e})")));
                 continue;
             }
         };
         match apply(&mut apps, &mut order, record) {
             Ok(()) => {}
-            Err(why) => warnings.push(skip(why)),
+            Err(why) => skipped.push(skip(why)),
         }
     }
     let res = order
         .into_iter()
         .filter_map(|id| apps.remove(&id))
         .collect();
-    (res, warnings)
+    (res, skipped)
+}
+
+/// `attempt` if an attempt after it can still be numbered: the core counts
+/// attempts on by one, so the last number would leave it nowhere to go.
+fn usable_attempt(attempt: u32) -> Result<u32, String> {
+    if attempt == u32::MAX {
+        return Err(format!(
+            "attempt {attempt} leaves no number for a next attempt"
+        ));
+    }
+    Ok(attempt)
 }
 
 fn apply(
@@ -285,7 +334,7 @@ fn apply(
                         tags,
                     },
                     queue,
-                    attempt: attempt.max(1),
+                    attempt: usable_attempt(attempt)?.max(1),
                     am_container_allocated,
                 },
                 extra: AppExtra {
@@ -303,13 +352,13 @@ fn apply(
                 .parse()
                 .map_err(|e: weft_model::IdParseError| e.to_string())?;
             if let Some(app) = apps.get_mut(&c.app()) {
-                app.recovered.attempt = c.attempt.attempt;
+                app.recovered.attempt = usable_attempt(c.attempt.attempt)?;
                 app.recovered.am_container_allocated = true;
             }
         }
         Record::AttemptFailed { app } => {
             if let Some(app) = apps.get_mut(&parse_app(&app)?) {
-                app.recovered.attempt += 1;
+                app.recovered.attempt = usable_attempt(app.recovered.attempt.saturating_add(1))?;
                 app.recovered.am_container_allocated = false;
             }
         }
@@ -426,9 +475,10 @@ mod tests {
         .assert_debug_eq(&shown);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
-            warnings[0].ends_with(
-                ":8: skipped: not a state record (EOF while parsing a string at line 1 column 31)"
-            ),
+            warnings[0].ends_with(&format!(
+                ":8: skipped: not a state record (EOF while parsing a string at line 1 column 31); kept in {}",
+                dir.join(SKIPPED_FILE_NAME).display()
+            )),
             "{warnings:?}"
         );
         // Compacted: one line per live app, and it reads back the same.
@@ -438,6 +488,118 @@ mod tests {
         assert_eq!(render(&again), shown);
         assert_eq!(again[0].recovered.submission, apps[0].recovered.submission);
         assert!(warnings.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn submitted_line(seq: u32, name: &str, attempt: u32) -> String {
+        format!(
+            r#"{{"record":"submitted","app":"application_7_{seq:04}","user":"alice","name":"{name}","appType":"YARN","queue":"root.a","amResource":{{"memory":1024,"vCores":1}},"attempt":{attempt}}}"#
+        )
+    }
+
+    #[test]
+    fn a_write_torn_inside_a_character_is_skipped_like_any_torn_line() {
+        let dir = temp_dir("torn-utf8");
+        std::fs::create_dir_all(&dir).unwrap();
+        // serde_json writes non-ASCII text as raw UTF-8: a crash can cut a
+        // character in half, which used to make the whole file unreadable.
+        let mut bytes = format!("{}\n", submitted_line(1, "jöb", 1)).into_bytes();
+        let torn = submitted_line(2, "é", 1);
+        let cut = torn.find('é').unwrap() + 1;
+        bytes.extend_from_slice(&torn.as_bytes()[..cut]);
+        std::fs::write(dir.join(STATE_FILE_NAME), &bytes).unwrap();
+        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        assert_eq!(apps.len(), 1);
+        assert_eq!(apps[0].recovered.submission.name, "jöb");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains(":2: skipped: not a state record ("),
+            "{warnings:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn attempt_numbers_that_leave_no_next_attempt_are_skipped() {
+        let dir = temp_dir("attempts");
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = [
+            submitted_line(1, "a", u32::MAX - 1),
+            r#"{"record":"attemptFailed","app":"application_7_0001"}"#.to_owned(),
+            submitted_line(2, "b", u32::MAX),
+            // Once a panic on overflow at start.
+            r#"{"record":"attemptFailed","app":"application_7_0002"}"#.to_owned(),
+            submitted_line(3, "c", 1),
+            r#"{"record":"amAllocated","container":"container_7_0003_4294967295_000001"}"#
+                .to_owned(),
+        ]
+        .join("\n");
+        std::fs::write(dir.join(STATE_FILE_NAME), text).unwrap();
+        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let attempts: Vec<(String, u32)> = apps
+            .iter()
+            .map(|a| (a.recovered.submission.app.to_string(), a.recovered.attempt))
+            .collect();
+        assert_eq!(
+            attempts,
+            [
+                ("application_7_0001".to_owned(), u32::MAX - 1),
+                ("application_7_0003".to_owned(), 1)
+            ]
+        );
+        let why: Vec<&str> = warnings
+            .iter()
+            .map(|w| {
+                let why = w.split_once(": skipped: ").unwrap().1;
+                why.split_once("; kept in ").unwrap().0
+            })
+            .collect();
+        expect![[r#"
+            [
+                "attempt 4294967295 leaves no number for a next attempt",
+                "attempt 4294967295 leaves no number for a next attempt",
+                "attempt 4294967295 leaves no number for a next attempt",
+            ]
+        "#]]
+        .assert_debug_eq(&why);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn skipped_lines_are_kept_aside_not_compacted_away() {
+        let dir = temp_dir("kept");
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = format!(
+            "{}\n{{\"record\":\"ended\",\"app\":\"appl\0\0\n{{\"record\":\"renamed\"}}\n{}\n",
+            submitted_line(1, "a", 1),
+            submitted_line(2, "b", 1)
+        );
+        std::fs::write(dir.join(STATE_FILE_NAME), &text).unwrap();
+        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        assert_eq!(apps.len(), 2);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        let kept = dir.join(SKIPPED_FILE_NAME);
+        assert!(
+            warnings
+                .iter()
+                .all(|w| w.ends_with(&format!("; kept in {}", kept.display()))),
+            "{warnings:?}"
+        );
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        assert_eq!(
+            std::fs::read_to_string(&kept).unwrap(),
+            format!("{}\n{}\n", lines[1], lines[2])
+        );
+        // A later start with more to skip adds to the lines kept.
+        let mut again = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        again.push_str("garbage\n");
+        std::fs::write(dir.join(STATE_FILE_NAME), again).unwrap();
+        let (_store, apps, _) = StateStore::open(&dir).unwrap();
+        assert_eq!(apps.len(), 2);
+        assert_eq!(
+            std::fs::read_to_string(&kept).unwrap(),
+            format!("{}\n{}\ngarbage\n", lines[1], lines[2])
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
