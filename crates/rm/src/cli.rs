@@ -10,9 +10,17 @@ use std::fmt::Write as _;
 use http::Method;
 use serde::de::DeserializeOwned;
 
-use crate::client::{ClientError, RmClient};
+use crate::client::{ClientError, RmClient, encode_query};
 use crate::dto::apps::{AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
 use crate::dto::cluster::{NodeDto, NodesDto, QueueDto, RefreshQueuesDto, SchedulerDto};
+
+/// The path of an application typed on the command line, then `rest`. The
+/// id is percent-encoded as one path segment, so whatever was typed (a `/`,
+/// a `?`, a space) reaches the RM whole, which says what is wrong with it,
+/// rather than naming another resource or failing before it is sent.
+fn app_path(app: &str, rest: &str) -> String {
+    format!("/ws/v1/cluster/apps/{}{rest}", encode_query(app))
+}
 
 /// Fetches `path` and unwraps Hadoop's `{"<root>": ...}`.
 async fn get_wrapped<T: DeserializeOwned>(
@@ -51,25 +59,13 @@ pub async fn application_list(
     };
     let mut path = String::from("/ws/v1/cluster/apps?");
     if !states.is_empty() {
-        let _ = write!(
-            path,
-            "states={}&",
-            crate::client::encode_query(&states.join(","))
-        );
+        let _ = write!(path, "states={}&", encode_query(&states.join(",")));
     }
     if !types.is_empty() {
-        let _ = write!(
-            path,
-            "applicationTypes={}&",
-            crate::client::encode_query(&types.join(","))
-        );
+        let _ = write!(path, "applicationTypes={}&", encode_query(&types.join(",")));
     }
     if !tags.is_empty() {
-        let _ = write!(
-            path,
-            "applicationTags={}&",
-            crate::client::encode_query(&tags.join(","))
-        );
+        let _ = write!(path, "applicationTags={}&", encode_query(&tags.join(",")));
     }
     path.pop();
     let apps: AppsDto = get_wrapped(client, &path, "apps").await?;
@@ -123,7 +119,7 @@ pub async fn application_list(
 
 /// `weft application -status <appId>`.
 pub async fn application_status(client: &mut RmClient, app: &str) -> Result<String, ClientError> {
-    let a: AppDto = get_wrapped(client, &format!("/ws/v1/cluster/apps/{app}"), "app").await?;
+    let a: AppDto = get_wrapped(client, &app_path(app, ""), "app").await?;
     let mut out = String::from("Application Report : \n");
     let na = |s: &str| {
         if s.is_empty() {
@@ -179,7 +175,7 @@ pub async fn application_kill(
 ) -> Result<String, ClientError> {
     let mut out = String::new();
     for app in apps {
-        let path = format!("/ws/v1/cluster/apps/{app}/state");
+        let path = app_path(app, "/state");
         let current: AppStateDto = get_wrapped(client, &path, "appstate").await?;
         if matches!(current.state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
             let _ = writeln!(
@@ -209,11 +205,7 @@ pub async fn application_move(
         queue: queue.to_owned(),
     };
     let v: serde_json::Value = client
-        .call(
-            Method::PUT,
-            &format!("/ws/v1/cluster/apps/{app}/queue"),
-            Some(&body),
-        )
+        .call(Method::PUT, &app_path(app, "/queue"), Some(&body))
         .await?;
     let to = v
         .get("appqueue")
@@ -233,11 +225,7 @@ pub async fn application_priority(
 ) -> Result<String, ClientError> {
     let body = AppPriorityDto { priority };
     let _: serde_json::Value = client
-        .call(
-            Method::PUT,
-            &format!("/ws/v1/cluster/apps/{app}/priority"),
-            Some(&body),
-        )
+        .call(Method::PUT, &app_path(app, "/priority"), Some(&body))
         .await?;
     Ok(format!(
         "Updating priority of an application {app}\nSuccessfully updated the application {app} with priority {priority}\n"
@@ -358,7 +346,7 @@ pub async fn node_list(
     } else {
         format!(
             "/ws/v1/cluster/nodes?states={}",
-            crate::client::encode_query(&states.join(","))
+            encode_query(&states.join(","))
         )
     };
     let nodes: NodesDto = get_wrapped(client, &path, "nodes").await?;
@@ -381,7 +369,8 @@ pub async fn node_list(
 
 /// `weft node -status <nodeId>`.
 pub async fn node_status(client: &mut RmClient, node: &str) -> Result<String, ClientError> {
-    let n: NodeDto = get_wrapped(client, &format!("/ws/v1/cluster/nodes/{node}"), "node").await?;
+    let path = format!("/ws/v1/cluster/nodes/{}", encode_query(node));
+    let n: NodeDto = get_wrapped(client, &path, "node").await?;
     let mut out = String::from("Node Report : \n");
     let lines = [
         ("Node-Id", n.id.clone()),

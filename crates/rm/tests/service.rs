@@ -329,6 +329,33 @@ async fn yarn_style_commands() {
     let node = cli::node_status(&mut alice, "n1:8041").await.unwrap();
     assert!(node.contains("\tMemory-Used : 1024MB\n"), "{node}");
 
+    // Whatever the ids typed, the RM judges them, and says what is wrong.
+    let refused = |r: Result<String, ClientError>| match r {
+        Err(ClientError::Remote { status, exception }) => {
+            format!("{} {}", status.as_u16(), exception.message)
+        }
+        other => format!("{other:?}"),
+    };
+    let typed = format!("{a}/state");
+    let answers = [
+        refused(cli::application_status(&mut alice, &typed).await),
+        refused(cli::application_status(&mut alice, "my app").await),
+        refused(cli::application_kill(&mut alice, &["app?x=1".to_owned()]).await),
+        refused(cli::application_move(&mut alice, "a#b", "b").await),
+        refused(cli::application_priority(&mut alice, "%zz", 1).await),
+        refused(cli::node_status(&mut alice, "n1:8041/x").await),
+    ];
+    expect![[r#"
+        [
+            "400 invalid application id \"application_1700000000000_0001/state\": expected application_<clusterTimestamp>_<sequence>",
+            "400 invalid application id \"my app\": expected application_<clusterTimestamp>_<sequence>",
+            "400 invalid application id \"app?x=1\": expected application_<clusterTimestamp>_<sequence>",
+            "400 invalid application id \"a#b\": expected application_<clusterTimestamp>_<sequence>",
+            "400 invalid application id \"%zz\": expected application_<clusterTimestamp>_<sequence>",
+            "400 invalid node id \"n1:8041/x\": expected host:port",
+        ]
+    "#]].assert_debug_eq(&answers);
+
     // bob may not kill alice's app; alice may; a second kill reports it ended.
     let mut bob = server.client("bob");
     let denied = cli::application_kill(&mut bob, std::slice::from_ref(&a)).await;
