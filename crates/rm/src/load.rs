@@ -294,6 +294,9 @@ impl Shared {
     }
 }
 
+/// The longest duration or interval a run takes.
+const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// Runs the load and reports what it measured.
 pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
     if config.nodes == 0 || config.node_connections == 0 || config.am_connections == 0 {
@@ -304,6 +307,23 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
     if config.queues.is_empty() || config.users == 0 {
         return Err(LoadError::Invalid(
             "at least one queue and one user are needed",
+        ));
+    }
+    // Each is added to the clock (and the window's two to each other), which
+    // panics past what an instant can hold; a year is more than any run needs.
+    let longest = [
+        config.warmup,
+        config.duration,
+        config.container_runtime,
+        config.am_interval,
+        config.heartbeat_interval.unwrap_or_default(),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or_default();
+    if longest > MAX_DURATION {
+        return Err(LoadError::Invalid(
+            "durations and intervals must be at most a year",
         ));
     }
     // Fail early and clearly when the RM is not there.

@@ -669,3 +669,45 @@ async fn load_generator_drives_a_live_rm() {
     assert!(report.apps_finished >= 1, "{report}");
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn load_generator_refuses_durations_it_cannot_count_to() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    let huge = Duration::from_secs(u64::MAX);
+    let base = || weft_rm::load::LoadConfig {
+        rm: server.url.clone(),
+        nodes: 1,
+        ..weft_rm::load::LoadConfig::default()
+    };
+    // `weft load --duration 18446744073709551615` once panicked adding it
+    // to the clock; so did the others, later.
+    for config in [
+        weft_rm::load::LoadConfig {
+            duration: huge,
+            ..base()
+        },
+        weft_rm::load::LoadConfig {
+            warmup: huge,
+            ..base()
+        },
+        weft_rm::load::LoadConfig {
+            container_runtime: huge,
+            ..base()
+        },
+        weft_rm::load::LoadConfig {
+            am_interval: huge,
+            ..base()
+        },
+        weft_rm::load::LoadConfig {
+            heartbeat_interval: Some(huge),
+            ..base()
+        },
+    ] {
+        let err = weft_rm::load::run(config).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid load: durations and intervals must be at most a year"
+        );
+    }
+    server.shutdown().await;
+}
