@@ -257,11 +257,12 @@ impl<T: DeserializeOwned> FromRequest<ApiState> for Payload<T> {
 
     async fn from_request(req: Request, state: &ApiState) -> Result<Payload<T>, ApiError> {
         let (parts, body) = req.into_parts();
-        let format = body_format(&parts.headers)?;
         let bytes = read_body(state, &parts.headers, body).await?;
+        // A missing body is said to be missing, not to lack a type.
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(ApiError::BadRequest("the request body is empty".to_owned()));
         }
+        let format = body_format(&parts.headers)?;
         decode(format, &bytes).map(Payload)
     }
 }

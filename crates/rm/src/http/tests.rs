@@ -1541,3 +1541,24 @@ async fn only_issued_application_ids_are_submitted() {
     );
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_missing_body_is_called_missing_whatever_the_content_type() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.submit("alice", "a").await;
+    let uri = format!("/ws/v1/cluster/apps/{app}/state?user.name=alice");
+    let mut rendered = String::new();
+    for ct in [None, Some("text/plain"), Some("application/json")] {
+        let a = call(r, Method::PUT, &uri, ct, "", &[]).await;
+        rendered.push_str(&a.error());
+        rendered.push('\n');
+    }
+    expect![[r#"
+        400 BadRequestException: the request body is empty
+        400 BadRequestException: the request body is empty
+        400 BadRequestException: the request body is empty
+    "#]]
+    .assert_eq(&rendered);
+    rm.stop().await;
+}
