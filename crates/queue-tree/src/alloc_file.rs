@@ -222,6 +222,18 @@ pub enum ProblemKind {
         /// The rule it breaks.
         reason: &'static str,
     },
+    /// A queue is nested deeper than the tree takes.
+    #[error(
+        "queue {queue} is {depth} levels below root; queues may be nested at most {max} levels deep"
+    )]
+    QueueTooDeep {
+        /// The queue.
+        queue: QueuePath,
+        /// Its levels below root.
+        depth: usize,
+        /// `MAX_QUEUE_DEPTH`.
+        max: usize,
+    },
     /// A queue's `type` attribute is neither `parent` nor `leaf`.
     #[error("type is {text:?}; expected \"parent\" or \"leaf\"")]
     InvalidQueueType {
@@ -361,6 +373,7 @@ impl ProblemKind {
             ProblemKind::RootWithSiblings => "root-with-siblings",
             ProblemKind::DuplicateQueue { .. } => "duplicate-queue",
             ProblemKind::InvalidQueueName { .. } => "invalid-queue-name",
+            ProblemKind::QueueTooDeep { .. } => "queue-too-deep",
             ProblemKind::InvalidQueueType { .. } => "invalid-queue-type",
             ProblemKind::QueueTypeConflict { .. } => "queue-type-conflict",
             ProblemKind::FifoParent { .. } => "fifo-parent",

@@ -14,6 +14,14 @@ use crate::acl::Acl;
 use crate::placement::PlacementPolicy;
 use crate::policy::Policy;
 
+/// How many levels below root a queue may be nested (`root.a` is one).
+///
+/// Hadoop sets no limit, but the tree is walked (and its shares computed)
+/// level by level on the stack, so a path from an allocation file or a
+/// submission thousands of levels deep would overflow it. No real hierarchy
+/// comes near this.
+pub const MAX_QUEUE_DEPTH: usize = 64;
+
 /// A whole allocation file, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AllocConfig {

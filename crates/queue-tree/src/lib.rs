@@ -31,7 +31,7 @@ pub use alloc_file::{
     WarningKind, parse_alloc_file,
 };
 pub use apps::{AddAppError, AddedApp, MoveAppError, NewApp, Visit, WaitReason};
-pub use config::{AllocConfig, AmShare, QueueConfig, QueueKind};
+pub use config::{AllocConfig, AmShare, MAX_QUEUE_DEPTH, QueueConfig, QueueKind};
 pub use groups::{
     GroupFile, GroupFileError, GroupFileProblem, GroupMapping, NameKind, NoGroups, StaticGroups,
 };

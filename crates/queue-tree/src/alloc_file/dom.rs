@@ -56,6 +56,12 @@ impl Element {
     }
 }
 
+/// How deep elements may nest. An element tree is dropped and walked
+/// recursively, so a document nested as deep as its text allows would
+/// overflow the stack; an allocation file needs its queues
+/// (`MAX_QUEUE_DEPTH`) plus a few levels of settings and rules.
+const MAX_DEPTH: usize = 128;
+
 /// Parses a whole document into its root element.
 pub(super) fn parse_document(text: &str) -> Result<Element, XmlError> {
     let mut reader = Reader::from_str(text);
@@ -100,6 +106,16 @@ pub(super) fn parse_document(text: &str) -> Result<Element, XmlError> {
             }
             Event::Start(start) => {
                 let element = open_element(&start, offset).map_err(|e| fail_in(&stack, e))?;
+                if stack.len() >= MAX_DEPTH {
+                    return Err(fail_in(
+                        &stack,
+                        (
+                            element.name,
+                            offset,
+                            format!("elements are nested more than {MAX_DEPTH} deep"),
+                        ),
+                    ));
+                }
                 stack.push(element);
             }
             Event::Empty(start) => {

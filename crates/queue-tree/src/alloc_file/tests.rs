@@ -1396,3 +1396,63 @@ fn an_empty_tag_is_reported_with_a_location() {
         }
     }
 }
+
+/// Elements nested as deep as the text allows used to be built, walked and
+/// dropped recursively: 100 000 levels overflowed the stack (an abort, not
+/// an error). The reader now stops at a depth no allocation file needs.
+#[test]
+fn absurdly_deep_nesting_is_an_error_not_a_crash() {
+    for open in ["<queue name=\"a\">", "<x>"] {
+        let close = if open == "<x>" { "</x>" } else { "</queue>" };
+        let text = format!(
+            "<allocations>{}{}</allocations>",
+            open.repeat(100_000),
+            close.repeat(100_000)
+        );
+        let err = parse_alloc_file(&text).unwrap_err();
+        assert_eq!(err.problems.len(), 1, "{err}");
+        assert_eq!(err.problems[0].kind.code(), "malformed-xml");
+        assert!(
+            err.problems[0]
+                .kind
+                .to_string()
+                .contains("nested more than 128 deep"),
+            "{err}"
+        );
+    }
+}
+
+/// A queue nested deeper than the tree takes (`MAX_QUEUE_DEPTH` levels
+/// below root) is refused where it is declared; the deepest allowed loads.
+#[test]
+fn queues_nested_deeper_than_the_tree_takes() {
+    let nested = |depth: usize| {
+        let mut text = String::from("<allocations>");
+        for i in 1..=depth {
+            write!(text, "\n<queue name=\"q{i}\">").unwrap();
+        }
+        text.push_str(&"</queue>".repeat(depth));
+        text.push_str("</allocations>");
+        text
+    };
+    let deepest = parse_alloc_file(&nested(crate::MAX_QUEUE_DEPTH)).unwrap();
+    assert!(
+        deepest
+            .config
+            .queues
+            .keys()
+            .any(|q| q.depth() == crate::MAX_QUEUE_DEPTH)
+    );
+    let err = parse_alloc_file(&nested(crate::MAX_QUEUE_DEPTH + 1)).unwrap_err();
+    let rendered: Vec<String> = err
+        .problems
+        .iter()
+        .map(|p| format!("{}:{} [{}] {}", p.line, p.column, p.kind.code(), p.kind))
+        .collect();
+    expect![[r#"
+        [
+            "66:8 [queue-too-deep] queue root.q1.q2.q3.q4.q5.q6.q7.q8.q9.q10.q11.q12.q13.q14.q15.q16.q17.q18.q19.q20.q21.q22.q23.q24.q25.q26.q27.q28.q29.q30.q31.q32.q33.q34.q35.q36.q37.q38.q39.q40.q41.q42.q43.q44.q45.q46.q47.q48.q49.q50.q51.q52.q53.q54.q55.q56.q57.q58.q59.q60.q61.q62.q63.q64.q65 is 65 levels below root; queues may be nested at most 64 levels deep",
+        ]
+    "#]]
+    .assert_debug_eq(&rendered);
+}

@@ -16,7 +16,7 @@ use crate::alloc_file::{
     AllocFileError, AllocFileProblem, AllocFileWarning, LoadedAllocConfig, Located, ProblemKind,
     TypeConflict, WarningKind, rules,
 };
-use crate::config::{AllocConfig, AmShare, QueueConfig, QueueKind};
+use crate::config::{AllocConfig, AmShare, MAX_QUEUE_DEPTH, QueueConfig, QueueKind};
 use crate::policy::Policy;
 
 /// Elements with a meaning inside a queue element.
@@ -705,6 +705,17 @@ impl<'s, 't> Walker<'s, 't> {
                 }
             },
         };
+        if let Some(deep) = path.as_ref().filter(|p| p.depth() > MAX_QUEUE_DEPTH) {
+            let at = el.attribute("name").map_or(el.offset, |a| a.offset);
+            let kind = ProblemKind::QueueTooDeep {
+                queue: deep.clone(),
+                depth: deep.depth(),
+                max: MAX_QUEUE_DEPTH,
+            };
+            self.sink.error(at, &element, kind);
+            // Its children are deeper still: one problem says it.
+            return;
+        }
         self.sink.check_attributes(el, &element, &["name", "type"]);
         self.sink.check_no_text(el, &element);
         let declared_type = el.attribute("type").and_then(|a| match a.value.as_str() {
