@@ -8,7 +8,9 @@
 use weft_model::{
     AppId, AppPriority, AttemptId, Priority, QueuePath, Resource, ResourceType, Time,
 };
-use weft_queue_tree::{GroupMapping, NewApp, Placement, PlacementRequest, QueueAccess, QueueKind};
+use weft_queue_tree::{
+    GroupMapping, MAX_QUEUE_DEPTH, NewApp, Placement, PlacementRequest, QueueAccess, QueueKind,
+};
 
 use crate::input::{ANY, AllocateRequest, Ask, FinalStatus, RecoveredApp, Submission};
 use crate::output::{
@@ -175,17 +177,19 @@ impl ResourceManager {
             let max = self.settings.scheduler.max_allocation();
             self.settings.scheduler.normalize(am, max)
         });
-        // The queue must be a leaf (or creatable as one) under parents only.
-        let usable = queue.self_and_ancestors().all(|p| {
-            let wanted = if p == queue {
-                QueueKind::Leaf
-            } else {
-                QueueKind::Parent
-            };
-            self.tree
-                .queue_id(&p)
-                .is_none_or(|q| self.tree.queue_kind(q) == wanted)
-        });
+        // The queue must be a leaf (or creatable as one) under parents only,
+        // and no deeper than the tree takes.
+        let usable = queue.depth() <= MAX_QUEUE_DEPTH
+            && queue.self_and_ancestors().all(|p| {
+                let wanted = if p == queue {
+                    QueueKind::Leaf
+                } else {
+                    QueueKind::Parent
+                };
+                self.tree
+                    .queue_id(&p)
+                    .is_none_or(|q| self.tree.queue_kind(q) == wanted)
+            });
         let queue = if usable {
             queue
         } else {
@@ -220,6 +224,21 @@ impl ResourceManager {
             ask_for_am,
             recovered,
         } = admission;
+        // The tree is walked level by level on the stack, and the event for
+        // the queues created names each of them: a placement may create
+        // however deep a path a submission names, so the depth is bounded here.
+        if queue.depth() > MAX_QUEUE_DEPTH {
+            let err = SubmitError::Queue {
+                app: sub.app,
+                queue: queue.clone(),
+                why: format!(
+                    "it is {} levels below root; queues may be nested at most {MAX_QUEUE_DEPTH} levels deep",
+                    queue.depth()
+                ),
+            };
+            self.record_rejection(now, &sub, queue, err.to_string());
+            return Err(err);
+        }
         let mut missing: Vec<QueuePath> = queue
             .self_and_ancestors()
             .filter(|p| self.tree.queue_id(p).is_none())

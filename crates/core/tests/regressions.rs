@@ -486,3 +486,60 @@ fn hostile_progress_that_is_not_a_number() {
         );
     }
 }
+
+/// A submission may name a queue to create, and placement used to create
+/// it however deep: the tree is walked level by level on the stack, so the
+/// next heartbeat after a submission to a queue a few thousand levels deep
+/// overflowed it (an abort). Deeper than `MAX_QUEUE_DEPTH` is now refused;
+/// a recovered app from such a queue goes to `root.recovery`.
+#[test]
+fn hostile_queues_nested_thousands_deep() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let deep = |depth: usize| format!("root{}", ".a".repeat(depth));
+    let ts = CoreSettings::default().cluster_timestamp;
+    for (seq, depth) in [(1, 5000), (2, weft_queue_tree::MAX_QUEUE_DEPTH + 1)] {
+        let app = AppId::new(ts, seq);
+        let out = rm.handle(
+            Time::ZERO,
+            Input::AppSubmitted(Submission {
+                queue: Some(deep(depth)),
+                ..submission(app, Some(Resource::new(1024, 1)))
+            }),
+        );
+        let Reply::Submitted(Err(e)) = &out.reply else {
+            panic!("{depth} levels: accepted");
+        };
+        assert!(
+            e.to_string()
+                .contains("queues may be nested at most 64 levels deep"),
+            "{e}"
+        );
+    }
+    let app = AppId::new(ts, 3);
+    let out = rm.handle(
+        Time::ZERO,
+        Input::AppSubmitted(Submission {
+            queue: Some(deep(weft_queue_tree::MAX_QUEUE_DEPTH)),
+            ..submission(app, Some(Resource::new(1024, 1)))
+        }),
+    );
+    assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
+    let recovered = AppId::new(ts, 4);
+    let out = rm.handle(
+        Time::ZERO,
+        Input::AppRecovered(RecoveredApp {
+            submission: submission(recovered, Some(Resource::new(1024, 1))),
+            queue: QueuePath::parse(&deep(5000)).unwrap(),
+            attempt: 1,
+            am_container_allocated: false,
+        }),
+    );
+    let Reply::Submitted(Ok(reply)) = &out.reply else {
+        panic!("{out:?}");
+    };
+    assert_eq!(reply.queue.as_str(), "root.recovery");
+    rm.handle(Time::from_millis(1000), Input::Tick);
+    heartbeat(&mut rm, "n1");
+    assert_eq!(rm.app_containers(app).len(), 1);
+}
