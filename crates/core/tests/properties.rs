@@ -1,9 +1,10 @@
 //! Property tests of the core as a whole: random streams of inputs (nodes
 //! joining, heartbeating with completions, leaving and being lost; apps
 //! submitting, asking, releasing, blacklisting, finishing, being killed,
-//! moved and reprioritised; config and settings reloads; time passing) keep
-//! the books consistent after every input, never panic, and replay to the
-//! same outputs. Two focused properties follow: FIFO order within a leaf,
+//! moved and reprioritised; config and settings reloads; time passing),
+//! some of them hostile (release lists naming a container twice, another
+//! app's container or the AM's own), keep the books consistent after every
+//! input, never panic, and replay to the same outputs. Two focused properties follow: FIFO order within a leaf,
 //! and DRF balance between sibling queues.
 //!
 //! The scenario files (`tests/scenarios/*.txt`) show exact behaviour; this
@@ -438,7 +439,25 @@ impl Harness {
                     return Ok(());
                 }
                 let (c, _, _) = live[usize::from(pick) % live.len()].clone();
-                self.allocate(app, Vec::new(), vec![c], Vec::new(), Vec::new())?;
+                // Hostile lists too (the high bits): the same container
+                // twice, another app's container, and the AM's own container
+                // first, which ends the attempt and its other containers.
+                let mut releases = vec![c];
+                if pick & 0x20 != 0 {
+                    releases.push(c);
+                }
+                if pick & 0x40 != 0 {
+                    let others = self.apps.iter().filter(|a| **a != app);
+                    if let Some(other) = others.flat_map(|a| self.rm.app_containers(*a)).next() {
+                        releases.push(other.0);
+                    }
+                }
+                if pick & 0x80 != 0 {
+                    if let Some(report) = self.rm.app_report(app) {
+                        releases.insert(0, ContainerId::new(report.record.attempt, 1));
+                    }
+                }
+                self.allocate(app, Vec::new(), releases, Vec::new(), Vec::new())?;
             }
             Op::Blacklist {
                 app,
