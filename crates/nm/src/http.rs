@@ -8,13 +8,16 @@
 use std::path::PathBuf;
 
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tokio::io::{AsyncReadExt, AsyncSeekExt};
+use tokio_util::io::ReaderStream;
 use weft_model::{ContainerId, NodeId};
 use weft_rm::ApiError;
+use weft_rm::http::codec::Params;
 
 use crate::agent::{AgentHandle, StartContainerError};
 use crate::dto::{
@@ -156,9 +159,17 @@ async fn logs(State(api): State<NodeApi>, Path(id): Path<String>) -> Result<Resp
     ))
 }
 
+/// `?size=`: as Hadoop's NodeManager (YARN-5088), the first `size` bytes,
+/// or the last `-size` bytes when negative; the whole file when absent.
+#[derive(serde::Deserialize)]
+struct LogFileQuery {
+    size: Option<i64>,
+}
+
 async fn log_file(
     State(api): State<NodeApi>,
     Path((id, file)): Path<(String, String)>,
+    Params(query): Params<LogFileQuery>,
 ) -> Result<Response, ApiError> {
     let id = parse_container(&id)?;
     // A plain file name: nothing outside the container's log directory.
@@ -168,15 +179,38 @@ async fn log_file(
         )));
     }
     let path = ContainerDirs::of(&api.work_dir, id).logs.join(&file);
-    let text = tokio::fs::read(&path).await.map_err(|_| {
+    let missing = || {
         ApiError::NotFound(format!(
             "container {id} has no log file {file:?} on this node"
         ))
-    })?;
+    };
+    let mut f = tokio::fs::File::open(&path).await.map_err(|_| missing())?;
+    let len = f.metadata().await.map_err(|_| missing())?.len();
+    let (start, count) = log_range(len, query.size);
+    if start > 0 {
+        f.seek(std::io::SeekFrom::Start(start))
+            .await
+            .map_err(|e| ApiError::Internal(format!("seeking in {}: {e}", path.display())))?;
+    }
+    // Streamed, and cut at the length seen now: a running container's log
+    // keeps growing, and a large one need not fit in the agent's memory.
+    let body = Body::from_stream(ReaderStream::new(f.take(count)));
     Ok((
         StatusCode::OK,
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        text,
+        body,
     )
         .into_response())
+}
+
+/// The byte range `?size=` selects from a file of `len` bytes: (start, count).
+fn log_range(len: u64, size: Option<i64>) -> (u64, u64) {
+    match size {
+        None => (0, len),
+        Some(n) if n >= 0 => (0, n.unsigned_abs().min(len)),
+        Some(n) => {
+            let count = n.unsigned_abs().min(len);
+            (len - count, count)
+        }
+    }
 }

@@ -419,6 +419,44 @@ async fn two_apps_in_two_queues_share_two_nodes_and_their_containers_run() {
         String::from_utf8_lossy(&log.body),
         format!("hello from {running}\n")
     );
+    // `?size=` as Hadoop's: the first bytes, or the last when negative.
+    for (size, want) in [
+        ("5", "hello".to_owned()),
+        (
+            "-5",
+            format!(
+                "{}\n",
+                &running.to_string()[running.to_string().len() - 4..]
+            ),
+        ),
+        ("0", String::new()),
+        ("1000000", format!("hello from {running}\n")),
+        ("-1000000", format!("hello from {running}\n")),
+    ] {
+        let part = api
+            .request(
+                Method::GET,
+                &format!("/ws/v1/node/containerlogs/{running}/stdout?size={size}"),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&part.body), want, "size={size}");
+    }
+    let bad_size = api
+        .request(
+            Method::GET,
+            &format!("/ws/v1/node/containerlogs/{running}/stdout?size=lots"),
+            None,
+        )
+        .await
+        .unwrap();
+    let why = String::from_utf8_lossy(&bad_size.body);
+    assert_eq!(bad_size.status, 400, "{why}");
+    assert!(
+        why.contains("invalid query string") && why.contains("size"),
+        "{why}"
+    );
     let listing: Value = api
         .get(&format!("/ws/v1/node/containers/{running}/logs"))
         .await
