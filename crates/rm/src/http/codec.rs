@@ -305,6 +305,27 @@ struct UserName {
 /// groups the configured mapping gives that user; `None` when anonymous.
 pub struct Caller(pub Option<crate::access::Identity>);
 
+/// Longest `user.name` taken: well past any Unix login or Kerberos principal.
+const MAX_USER_NAME: usize = 256;
+
+/// A user name goes into ACL checks, queue names (`user` placement rules),
+/// diagnostics and log lines, so one that could forge a log line (a
+/// newline or other control character) or swamp them is refused.
+fn check_user_name(user: &str) -> Result<(), ApiError> {
+    if user.len() > MAX_USER_NAME {
+        return Err(ApiError::BadRequest(format!(
+            "user.name is {} bytes long; at most {MAX_USER_NAME} are accepted",
+            user.len()
+        )));
+    }
+    if let Some(c) = user.chars().find(|c| c.is_control()) {
+        return Err(ApiError::BadRequest(format!(
+            "user.name {user:?} contains the control character {c:?}"
+        )));
+    }
+    Ok(())
+}
+
 /// A caller that must be named; anonymous requests get 401, as Hadoop's write endpoints do.
 pub struct NamedCaller(pub crate::access::Identity);
 
@@ -313,12 +334,14 @@ impl FromRequestParts<ApiState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, state: &ApiState) -> Result<Caller, ApiError> {
         let Params(q) = Params::<UserName>::from_request_parts(parts, state).await?;
-        Ok(Caller(
-            q.user_name
-                .map(|u| u.trim().to_owned())
-                .filter(|u| !u.is_empty())
-                .map(|user| state.identity(&user)),
-        ))
+        let Some(user) = q.user_name.map(|u| u.trim().to_owned()) else {
+            return Ok(Caller(None));
+        };
+        if user.is_empty() {
+            return Ok(Caller(None));
+        }
+        check_user_name(&user)?;
+        Ok(Caller(Some(state.identity(&user))))
     }
 }
 

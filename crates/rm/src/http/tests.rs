@@ -330,6 +330,32 @@ async fn new_application_needs_a_user() {
     .await;
     expect![[r#"{"application-id":"application_1700000000000_0001","maximum-resource-capability":{"memory":8192,"vCores":8}}"#]]
         .assert_eq(&a.body);
+    // A name that could forge a log line, or is absurdly long, is refused.
+    for (name, why) in [
+        (
+            "alice%0Aroot",
+            r#"user.name "alice\nroot" contains the control character '\n'"#.to_owned(),
+        ),
+        (
+            "a%1Bb",
+            r#"user.name "a\u{1b}b" contains the control character '\u{1b}'"#.to_owned(),
+        ),
+        (
+            &"x".repeat(300),
+            "user.name is 300 bytes long; at most 256 are accepted".to_owned(),
+        ),
+    ] {
+        let a = call(
+            &rm.router,
+            Method::POST,
+            &format!("/ws/v1/cluster/apps/new-application?user.name={name}"),
+            None,
+            "",
+            &[],
+        )
+        .await;
+        assert_eq!(a.error(), format!("400 BadRequestException: {why}"));
+    }
     rm.stop().await;
 }
 
