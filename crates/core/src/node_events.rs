@@ -183,10 +183,17 @@ impl ResourceManager {
                 .to_stop
                 .iter()
                 .any(|(c, _)| *c == rc.container);
-            if stopping || self.find_container(&rc.container).is_some() {
+            if stopping {
                 continue;
             }
-            let numbered = (1..=MAX_CONTAINER_SEQ).contains(&rc.container.seq);
+            // Known already: on this node it is a repeat; on another node,
+            // this one runs a copy no app will ever hear of, so it stops.
+            let elsewhere = match self.find_container(&rc.container) {
+                Some(c) if self.containers.get(c).is_some_and(|c| c.node == idx) => continue,
+                Some(_) => true,
+                None => false,
+            };
+            let numbered = (1..=MAX_CONTAINER_SEQ).contains(&rc.container.seq) && !elsewhere;
             let handle = self
                 .tree
                 .app_handle(rc.container.app())

@@ -543,3 +543,36 @@ fn hostile_queues_nested_thousands_deep() {
     heartbeat(&mut rm, "n1");
     assert_eq!(rm.app_containers(app).len(), 1);
 }
+
+/// A node re-registering with a container the RM books on another node used
+/// to have it skipped without a word: the copy kept running, untracked, and
+/// its resources were never counted. It is now told to stop, and the one the
+/// RM knows stays where it is.
+#[test]
+fn a_recovered_container_the_rm_books_on_another_node_is_stopped() {
+    let mut rm = ResourceManager::new(Default::default(), CoreSettings::default(), Time::ZERO);
+    let app = running_app(&mut rm);
+    let attempt = AttemptId::new(app, 1);
+    let c = ContainerId::new(attempt, 7);
+    let rc = RecoveredContainer {
+        container: c,
+        resource: Resource::new(1024, 1),
+        priority: Priority(1),
+    };
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![rc.clone()]);
+    // n1 reporting it again is a repeat, not a conflict.
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![rc.clone()]);
+    register(&mut rm, "n2", Resource::new(8192, 8), vec![rc]);
+    let held = rm.app_containers(app);
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].0, c);
+    for (node, want) in [("n1", vec![]), ("n2", vec![c])] {
+        let out = heartbeat(&mut rm, node);
+        let Reply::NodeHeartbeat(Ok(reply)) = out.reply else {
+            panic!("{out:?}");
+        };
+        let stopped: Vec<ContainerId> = reply.containers_to_stop.iter().map(|s| s.0).collect();
+        assert_eq!(stopped, want, "{node}");
+    }
+    rm.check_invariants().unwrap();
+}
