@@ -5,8 +5,9 @@
 //!
 //! What they share lives here: per-workload defaults that override a trace's
 //! own values (`AppDefaults`), the context that places input blocks and
-//! resolves host names (`ImportCtx`), and the error type with the trace's
-//! path and line. Reading the files is the scenario's job.
+//! resolves host names and carries the scenario's budget (`ImportCtx`), and
+//! the error type with the trace's path and line. Reading the files is the
+//! scenario's job.
 
 pub mod generate;
 pub mod sls;
@@ -17,6 +18,7 @@ use std::collections::BTreeMap;
 
 use weft_model::{Duration, Resource};
 
+use crate::limits::{Budget, LimitError};
 use crate::rng::SimRng;
 use crate::workload::{DataLayout, NodeSpec};
 
@@ -77,14 +79,28 @@ impl AppDefaults {
     }
 }
 
+impl ImportError {
+    /// A limit broken at a place in a trace.
+    pub(crate) fn limit(path: &str, line: Option<usize>, e: LimitError) -> ImportError {
+        ImportError {
+            path: path.to_owned(),
+            line,
+            why: e.to_string(),
+        }
+    }
+}
+
 /// What importers need from the scenario: the nodes (to resolve host
-/// names), where to place generated blocks, and a random stream of their own.
+/// names), where to place generated blocks, a random stream of their own,
+/// and the scenario's budget, charged before anything is built.
 pub(crate) struct ImportCtx<'a> {
     pub(crate) layout: &'a DataLayout,
     pub(crate) rng: SimRng,
     /// Replicas per generated block.
     pub(crate) replicas: u32,
     pub(crate) warnings: Vec<String>,
+    /// What the scenario has materialised so far (given back after the import).
+    pub(crate) budget: Budget,
     host_index: BTreeMap<&'a str, u32>,
 }
 
@@ -94,12 +110,14 @@ impl<'a> ImportCtx<'a> {
         layout: &'a DataLayout,
         rng: SimRng,
         replicas: u32,
+        budget: Budget,
     ) -> ImportCtx<'a> {
         ImportCtx {
             layout,
             rng,
             replicas,
             warnings: Vec::new(),
+            budget,
             host_index: nodes
                 .iter()
                 .enumerate()
@@ -116,5 +134,10 @@ impl<'a> ImportCtx<'a> {
     /// Replicas for one new block.
     pub(crate) fn place_block(&mut self) -> Vec<u32> {
         self.layout.place(&mut self.rng, self.replicas)
+    }
+
+    /// How many replicas `place_block` gives a block (for charging the budget).
+    pub(crate) fn block_replicas(&self) -> u64 {
+        u64::from(self.replicas.min(self.layout.n_nodes()))
     }
 }

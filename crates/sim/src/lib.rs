@@ -6,7 +6,8 @@
 //! The pieces, in the order a run uses them:
 //! - [`scenario`]: the TOML scenario file (nodes, allocation file, site
 //!   settings, apps, imported workloads, timed events), resolved with a
-//!   seeded random stream ([`rng`]) into a concrete [`Scenario`];
+//!   seeded random stream ([`rng`]) into a concrete [`Scenario`], within
+//!   the [`limits`] on what it may materialise and how far it may reach;
 //! - [`import`]: Hadoop SLS's job and topology JSON, SLS's SYNTH generator,
 //!   SWIM's Facebook traces, and a job-stream generator;
 //! - [`engine`]: the event queue and the emulated node managers and
@@ -43,6 +44,7 @@ pub mod engine;
 pub mod experiments;
 pub mod import;
 pub mod json;
+pub mod limits;
 mod metrics;
 mod nm;
 pub mod progress;

@@ -23,6 +23,7 @@ use weft_queue_tree::alloc_file::parse_alloc_file;
 use weft_queue_tree::site::{HadoopConfig, SchedulerSettings};
 
 use crate::import::{self, AppDefaults, ImportCtx};
+use crate::limits::{Budget, LimitError};
 use crate::rng::SimRng;
 use crate::runtime::RuntimeModel;
 use crate::workload::{AppSpec, DataLayout, NodeSpec, ReplicaPlacement, TaskGroup};
@@ -109,8 +110,38 @@ pub enum ScenarioError {
     #[error("site settings: {0}")]
     Site(String),
     /// A trace could not be imported.
-    #[error(transparent)]
-    Import(#[from] import::ImportError),
+    #[error("{what}: {source}")]
+    Import {
+        /// Which setting named the trace (`workloads[1]`, `topology`).
+        what: String,
+        /// The trace's path and line, and what is wrong there.
+        #[source]
+        source: import::ImportError,
+    },
+    /// The scenario asks for more than the simulator holds, or reaches past
+    /// its horizon (see `limits`).
+    #[error("{what}: {source}")]
+    Limit {
+        /// Which setting, as a path in the file (`apps[0].tasks[0].count`).
+        what: String,
+        /// The limit and why it exists.
+        #[source]
+        source: LimitError,
+    },
+}
+
+impl ScenarioError {
+    /// Names the setting an importer's error came from.
+    fn import(what: impl Into<String>) -> impl FnOnce(import::ImportError) -> ScenarioError {
+        let what = what.into();
+        move |source| ScenarioError::Import { what, source }
+    }
+
+    /// Names the setting that broke a limit.
+    fn limit(what: impl Into<String>) -> impl FnOnce(LimitError) -> ScenarioError {
+        let what = what.into();
+        move |source| ScenarioError::Limit { what, source }
+    }
 }
 
 fn invalid(what: impl Into<String>, why: impl Into<String>) -> ScenarioError {
@@ -496,9 +527,15 @@ impl Resolver<'_> {
         let f = self.file;
         let seed = seed.or(f.seed).unwrap_or(1);
         let rng = SimRng::new(seed);
-        let end = f.end.as_deref().map(|e| parse_time(e, "end")).transpose()?;
+        // Everything materialised below is charged here first (see `limits`).
+        let mut budget = Budget::default();
+        let end = f
+            .end
+            .as_deref()
+            .map(|e| parse_time(e, "end", &budget))
+            .transpose()?;
 
-        let mut nodes = self.nodes()?;
+        let mut nodes = self.nodes(&mut budget)?;
         let (alloc, _) = self.alloc(
             "allocation_file",
             f.allocation_file.as_deref(),
@@ -528,6 +565,16 @@ impl Resolver<'_> {
                 return Err(invalid(what, "must be a positive, finite interval"));
             }
         }
+        for (what, d) in [
+            ("timing.nm_heartbeat", timing.nm_heartbeat),
+            ("timing.am_heartbeat", timing.am_heartbeat),
+            ("timing.am_launch", timing.am_launch),
+            ("timing.container_launch", timing.container_launch),
+        ] {
+            budget
+                .within_horizon(d)
+                .map_err(ScenarioError::limit(what))?;
+        }
         let defaults = RuntimeModel::default();
         let runtime = RuntimeModel {
             node_local: f.runtime.node_local.unwrap_or(defaults.node_local),
@@ -546,6 +593,9 @@ impl Resolver<'_> {
                 "must be a positive, finite interval",
             ));
         }
+        budget
+            .within_horizon(sample_interval)
+            .map_err(ScenarioError::limit("report.sample_interval"))?;
         let replicas = f.data.replicas.unwrap_or(3);
         let placement = match f.data.placement.as_deref() {
             None | Some("uniform") => ReplicaPlacement::Uniform,
@@ -561,7 +611,7 @@ impl Resolver<'_> {
         // SLS traces without a topology name their hosts; with no nodes
         // declared anywhere, those hosts become the cluster (as SLS does).
         if nodes.is_empty() {
-            nodes = self.nodes_from_sls_traces()?;
+            nodes = self.nodes_from_sls_traces(&mut budget)?;
         }
         if nodes.is_empty() {
             return Err(invalid(
@@ -574,13 +624,21 @@ impl Resolver<'_> {
         let mut apps = Vec::new();
         for (i, a) in f.apps.iter().enumerate() {
             let mut app_rng = rng.fork("app", i as u64);
-            apps.extend(self.app(i, a, &nodes, &layout, &mut app_rng, replicas)?);
+            apps.extend(self.app(i, a, &nodes, &layout, &mut app_rng, replicas, &mut budget)?);
         }
         for (i, w) in f.workloads.iter().enumerate() {
-            let mut ctx = ImportCtx::new(&nodes, &layout, rng.fork("workload", i as u64), replicas);
-            let defaults = self.app_defaults(i, w)?;
+            let defaults = self.app_defaults(i, w, &budget)?;
+            // The context carries the budget through the importer and back.
+            let mut ctx = ImportCtx::new(
+                &nodes,
+                &layout,
+                rng.fork("workload", i as u64),
+                replicas,
+                std::mem::take(&mut budget),
+            );
             let got = self.workload(i, w, &defaults, &mut ctx)?;
             self.warnings.append(&mut ctx.warnings);
+            budget = ctx.budget;
             apps.extend(got);
         }
         apps.sort_by_key(|a| a.arrival);
@@ -606,6 +664,7 @@ impl Resolver<'_> {
                 &mut node_count,
                 &site_properties,
                 &mut ev_rng,
+                &mut budget,
             )?);
         }
         events.sort_by_key(|e| e.at);
@@ -634,7 +693,7 @@ impl Resolver<'_> {
         })
     }
 
-    fn nodes(&mut self) -> Result<Vec<NodeSpec>, ScenarioError> {
+    fn nodes(&mut self, budget: &mut Budget) -> Result<Vec<NodeSpec>, ScenarioError> {
         let mut nodes = Vec::new();
         let mut per_prefix: BTreeMap<String, u32> = BTreeMap::new();
         let mut n_racks = 0u32;
@@ -659,6 +718,9 @@ impl Resolver<'_> {
                     "must be at least 1",
                 ));
             }
+            budget
+                .nodes(u64::from(g.count))
+                .map_err(ScenarioError::limit(format!("{what}.count")))?;
             let prefix = g.prefix.clone().unwrap_or_else(|| "node".to_owned());
             for i in 0..g.count {
                 let counter = per_prefix.entry(prefix.clone()).or_insert(0);
@@ -684,7 +746,13 @@ impl Resolver<'_> {
         }
         if let Some(path) = &self.file.topology {
             let text = self.read("topology", path)?;
-            nodes.extend(import::sls::parse_topology(&text, path)?);
+            // Read whole before it is charged: its size is the file's, not a count's.
+            let topology = import::sls::parse_topology(&text, path)
+                .map_err(ScenarioError::import("topology"))?;
+            budget
+                .nodes(topology.len() as u64)
+                .map_err(ScenarioError::limit("topology"))?;
+            nodes.extend(topology);
         }
         let mut names = BTreeMap::new();
         for n in &nodes {
@@ -698,21 +766,30 @@ impl Resolver<'_> {
         Ok(nodes)
     }
 
-    fn nodes_from_sls_traces(&mut self) -> Result<Vec<NodeSpec>, ScenarioError> {
+    fn nodes_from_sls_traces(
+        &mut self,
+        budget: &mut Budget,
+    ) -> Result<Vec<NodeSpec>, ScenarioError> {
         let mut hosts: Vec<(String, String)> = Vec::new();
-        for w in &self.file.workloads {
+        for (i, w) in self.file.workloads.iter().enumerate() {
             if w.format != "sls" {
                 continue;
             }
             if let Some(path) = &w.path {
-                let text = self.read("workloads.path", path)?;
-                for (rack, host) in import::sls::trace_hosts(&text, path)? {
+                let what = format!("workloads[{i}].path");
+                let text = self.read(&what, path)?;
+                let traced =
+                    import::sls::trace_hosts(&text, path).map_err(ScenarioError::import(&what))?;
+                for (rack, host) in traced {
                     if !hosts.iter().any(|(_, h)| *h == host) {
                         hosts.push((rack, host));
                     }
                 }
             }
         }
+        budget
+            .nodes(hosts.len() as u64)
+            .map_err(ScenarioError::limit("workloads"))?;
         Ok(hosts
             .into_iter()
             .map(|(rack, name)| NodeSpec {
@@ -769,8 +846,18 @@ impl Resolver<'_> {
         Ok(props)
     }
 
-    fn app_defaults(&self, i: usize, w: &WorkloadFile) -> Result<AppDefaults, ScenarioError> {
+    fn app_defaults(
+        &self,
+        i: usize,
+        w: &WorkloadFile,
+        budget: &Budget,
+    ) -> Result<AppDefaults, ScenarioError> {
         let what = format!("workloads[{i}]");
+        let start =
+            opt_duration(w.start.as_deref(), &format!("{what}.start"))?.unwrap_or(Duration::ZERO);
+        budget
+            .within_horizon(start)
+            .map_err(ScenarioError::limit(format!("{what}.start")))?;
         Ok(AppDefaults {
             name_prefix: w
                 .name
@@ -783,8 +870,7 @@ impl Resolver<'_> {
                 .as_deref()
                 .map(|t| parse_am(Some(t), &format!("{what}.am")))
                 .transpose()?,
-            start: opt_duration(w.start.as_deref(), &format!("{what}.start"))?
-                .unwrap_or(Duration::ZERO),
+            start,
             limit: w.limit.map(|l| l as usize),
             duration_scale: w.duration_scale.unwrap_or(1.0),
         })
@@ -911,8 +997,25 @@ impl Resolver<'_> {
                     reduce_size: opt_res(w.reduce_size.as_deref(), &format!("{what}.reduce_size"))?
                         .unwrap_or(DEFAULT_CONTAINER),
                 };
-                import::generate::generate(&opts, defaults, ctx)
-                    .map_err(|why| invalid(&what, why))?
+                for (key, d) in [
+                    ("map_duration", opts.map_duration),
+                    ("reduce_duration", opts.reduce_duration),
+                ] {
+                    // A spread task runs up to (1 + spread) times as long.
+                    let longest = d.as_millis() as f64 * (1.0 + opts.duration_spread);
+                    ctx.budget
+                        .within_horizon(Duration::from_millis(longest.ceil() as u64))
+                        .map_err(ScenarioError::limit(format!("{what}.{key}")))?;
+                }
+                import::generate::generate(&opts, defaults, ctx).map_err(|e| match e {
+                    import::generate::GenerateError::Invalid(why) => invalid(&what, why),
+                    import::generate::GenerateError::Limit { key, source } => {
+                        ScenarioError::Limit {
+                            what: format!("{what}.{key}"),
+                            source,
+                        }
+                    }
+                })?
             }
             "swim" => {
                 let (p, text) = path(self)?;
@@ -952,21 +1055,28 @@ impl Resolver<'_> {
                         return Err(invalid(format!("{what}.{key}"), "must be positive"));
                     }
                 }
-                import::swim::import(&text, &p, &opts, defaults, ctx)?
+                import::swim::import(&text, &p, &opts, defaults, ctx)
+                    .map_err(ScenarioError::import(&what))?
             }
             "sls" => {
                 let (p, text) = path(self)?;
-                import::sls::import(&text, &p, defaults, ctx)?
+                import::sls::import(&text, &p, defaults, ctx)
+                    .map_err(ScenarioError::import(&what))?
             }
             "synth" => {
                 let (p, text) = path(self)?;
-                import::synth::import(&text, &p, defaults, ctx)?
+                import::synth::import(&text, &p, defaults, ctx)
+                    .map_err(ScenarioError::import(&what))?
             }
             _ => unreachable!("checked above"),
         };
         Ok(apps)
     }
 
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one resolution step with its context"
+    )]
     fn app(
         &self,
         i: usize,
@@ -975,6 +1085,7 @@ impl Resolver<'_> {
         layout: &DataLayout,
         rng: &mut SimRng,
         default_replicas: u32,
+        budget: &mut Budget,
     ) -> Result<Vec<AppSpec>, ScenarioError> {
         let what = format!("apps[{i}]");
         let at = opt_duration(a.at.as_deref(), &format!("{what}.at"))?.unwrap_or(Duration::ZERO);
@@ -983,6 +1094,44 @@ impl Resolver<'_> {
         let count = a.count.unwrap_or(1);
         if count == 0 {
             return Err(invalid(format!("{what}.count"), "must be at least 1"));
+        }
+        budget
+            .within_horizon(at)
+            .map_err(ScenarioError::limit(format!("{what}.at")))?;
+        budget
+            .within_horizon(at + every.saturating_mul(u64::from(count - 1)))
+            .map_err(ScenarioError::limit(format!(
+                "{what}.every (the last of {count} copies)"
+            )))?;
+        budget
+            .apps(u64::from(count))
+            .map_err(ScenarioError::limit(format!("{what}.count")))?;
+        // Every copy's tasks are charged before the first is built.
+        for (gi, g) in a.tasks.iter().enumerate() {
+            let gwhat = format!("{what}.tasks[{gi}]");
+            let duration = parse_duration(&g.duration, &format!("{gwhat}.duration"))?;
+            budget
+                .within_horizon(duration)
+                .map_err(ScenarioError::limit(format!("{gwhat}.duration")))?;
+            let copies = u64::from(count);
+            let tasks = u64::from(g.count).saturating_mul(copies);
+            let replicas = match &g.hosts {
+                // One list for all is copied to every task.
+                Some(lists) if lists.len() == 1 => tasks.saturating_mul(lists[0].len() as u64),
+                Some(lists) => lists
+                    .iter()
+                    .map(|l| l.len() as u64)
+                    .sum::<u64>()
+                    .saturating_mul(copies),
+                None => tasks.saturating_mul(u64::from(
+                    g.replicas
+                        .unwrap_or(default_replicas)
+                        .min(nodes.len() as u32),
+                )),
+            };
+            budget
+                .tasks(tasks, replicas)
+                .map_err(ScenarioError::limit(format!("{gwhat}.count")))?;
         }
         let am = parse_am(a.am.as_deref(), &format!("{what}.am"))?;
         let host_index: BTreeMap<&str, u32> = nodes
@@ -1084,9 +1233,10 @@ impl Resolver<'_> {
         node_count: &mut u32,
         site_properties: &[(String, String)],
         rng: &mut SimRng,
+        budget: &mut Budget,
     ) -> Result<TimedEvent, ScenarioError> {
         let what = format!("events[{i}]");
-        let at = parse_time(&e.at, &format!("{what}.at"))?;
+        let at = parse_time(&e.at, &format!("{what}.at"), budget)?;
         let used: Vec<&str> = [
             ("app", e.app.is_some()),
             ("queue", e.queue.is_some()),
@@ -1193,6 +1343,9 @@ impl Resolver<'_> {
                     &format!("{what}.capacity"),
                 )?;
                 let rack = rack_name(e.rack.as_deref().unwrap_or("/default-rack"));
+                budget
+                    .nodes(u64::from(count))
+                    .map_err(ScenarioError::limit(format!("{what}.count")))?;
                 let prefix = e.prefix.clone().unwrap_or_else(|| "added".to_owned());
                 let mut added = Vec::new();
                 for _ in 0..count {
@@ -1301,8 +1454,12 @@ pub(crate) fn parse_duration(text: &str, what: &str) -> Result<Duration, Scenari
         .map_err(|e| invalid(what, e.to_string()))
 }
 
-fn parse_time(text: &str, what: &str) -> Result<Time, ScenarioError> {
-    Ok(Time::ZERO + parse_duration(text, what)?)
+/// Parses a virtual time (a duration since zero) within the horizon.
+fn parse_time(text: &str, what: &str, budget: &Budget) -> Result<Time, ScenarioError> {
+    let since_zero = budget
+        .within_horizon(parse_duration(text, what)?)
+        .map_err(ScenarioError::limit(what))?;
+    Ok(Time::ZERO + since_zero)
 }
 
 fn opt_duration(text: Option<&str>, what: &str) -> Result<Option<Duration>, ScenarioError> {
@@ -1488,6 +1645,244 @@ mod tests {
                 "{err:?} should mention {expected:?}"
             );
         }
+    }
+
+    /// Loads with a trace beside the scenario, expecting an error.
+    fn load_err(text: &str, trace: &str) -> String {
+        let sources = MemorySources::default().with("t", trace);
+        // The cluster goes last, so top-level keys in `text` stay top-level.
+        let text = format!("{text}\n[[nodes]]\ncount = 2\ncapacity = \"8192 mb, 8 vcores\"\n");
+        Scenario::load(&text, &sources, None)
+            .map(|s| format!("loaded {} apps", s.apps.len()))
+            .unwrap_or_else(|e| e.to_string())
+    }
+
+    #[test]
+    fn what_a_scenario_would_materialise_is_refused_before_it_is_built() {
+        // Each of these would take gigabytes if built; the budget refuses
+        // them at once, naming the setting, the limit and why.
+        let cases = [
+            (
+                r#"[[apps]]
+                name = "a"
+                tasks = [{ count = 4000000000, duration = "1s" }]"#,
+                "",
+                "apps[0].tasks[0].count: 4000000000 tasks in all would exceed the limit of 50000000 per scenario: every task is materialised when the scenario loads, at about 250 bytes each",
+            ),
+            (
+                r#"[[apps]]
+                name = "a"
+                count = 100000
+                tasks = [{ count = 1000, duration = "1s" }]"#,
+                "",
+                "apps[0].tasks[0].count: 100000000 tasks in all would exceed",
+            ),
+            (
+                r#"[[apps]]
+                name = "a"
+                count = 4000000000
+                tasks = []"#,
+                "",
+                "apps[0].count: 4000000000 apps in all would exceed the limit of 1000000",
+            ),
+            (
+                r#"[[apps]]
+                name = "a"
+                tasks = [{ count = 40000000, duration = "1s", hosts = [["node0001", "node0002", "node0001", "node0002", "node0001"]] }]"#,
+                "",
+                "apps[0].tasks[0].count: 200000000 task input replicas in all would exceed the limit of 150000000",
+            ),
+            (
+                r#"[[nodes]]
+                count = 4000000000
+                capacity = "1024 mb, 1 vcores""#,
+                "",
+                "nodes[0].count: 4000000000 nodes in all (initial and added) would exceed the limit of 1000000",
+            ),
+            (
+                r#"[[events]]
+                at = "1s"
+                action = "add-nodes"
+                count = 999999
+                capacity = "1024 mb, 1 vcores""#,
+                "",
+                "events[0].count: 1000001 nodes in all",
+            ),
+            (
+                r#"[[workloads]]
+                format = "generate"
+                jobs = 4000000
+                maps = 4000"#,
+                "",
+                "workloads[0].jobs: 4000000 apps in all would exceed",
+            ),
+            (
+                r#"[[workloads]]
+                format = "generate"
+                jobs = 400000
+                maps = 4000"#,
+                "",
+                "workloads[0].maps: 1600000000 tasks in all would exceed",
+            ),
+            (
+                r#"[[workloads]]
+                format = "generate"
+                mix = [{ maps = 1, jobs = 10 }, { maps = 4000000000, jobs = 1 }]"#,
+                "",
+                "workloads[0].mix: 4000000010 tasks in all would exceed",
+            ),
+            (
+                r#"[[workloads]]
+                format = "swim"
+                path = "t""#,
+                "j1\t1\t1\t1000\t0\t0\nj2\t2\t1\t9999999999999999999\t0\t0\n",
+                "workloads[0]: t:2: 74505805971 tasks in all would exceed",
+            ),
+            (
+                r#"[[workloads]]
+                format = "sls"
+                path = "t""#,
+                r#"{ "job.start.ms": 0, "job.count": 100000, "job.tasks": [ { "count": 1000, "duration.ms": 1000 } ] }"#,
+                "workloads[0]: t:1: 100000000 tasks in all would exceed",
+            ),
+            (
+                r#"[[workloads]]
+                format = "synth"
+                path = "t""#,
+                r#"{ "num_jobs": 1e30, "workloads": [ { "job_classes": [ { "mtasks_avg": 1 } ] } ] }"#,
+                "workloads[0]: t: 18446744073709551615 apps in all would exceed",
+            ),
+        ];
+        for (text, trace, expected) in cases {
+            let err = load_err(text, trace);
+            assert!(
+                err.starts_with(expected),
+                "{err:?} should start with {expected:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn times_past_the_horizon_are_refused() {
+        let cases = [
+            (
+                r#"[[apps]]
+                name = "a"
+                at = "99999999999h"
+                tasks = [{ count = 1, duration = "1s" }]"#,
+                "",
+                "apps[0].at: 99999999999h is past the simulator's horizon of 8760h (365 days): the run steps through virtual time",
+            ),
+            (
+                r#"[[apps]]
+                name = "a"
+                count = 1000
+                every = "10h"
+                tasks = [{ count = 1, duration = "1s" }]"#,
+                "",
+                "apps[0].every (the last of 1000 copies): 9990h is past",
+            ),
+            (
+                r#"[[apps]]
+                name = "a"
+                tasks = [{ count = 1, duration = "forever" }]"#,
+                "",
+                "apps[0].tasks[0].duration: forever is past",
+            ),
+            ("end = \"9000h\"", "", "end: 9000h is past"),
+            (
+                r#"[[events]]
+                at = "9000h"
+                action = "add-nodes"
+                capacity = "1024 mb, 1 vcores""#,
+                "",
+                "events[0].at: 9000h is past",
+            ),
+            (
+                "[report]\nsample_interval = \"9000h\"",
+                "",
+                "report.sample_interval: 9000h is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "generate"
+                maps = 1
+                jobs = 10
+                arrival = "every 1000h""#,
+                "",
+                "workloads[0].arrival: 9000h is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "generate"
+                maps = 1
+                map_duration = "6000h"
+                duration_spread = 0.5"#,
+                "",
+                "workloads[0].map_duration: 9000h is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "swim"
+                path = "t"
+                start = "9000h""#,
+                "",
+                "workloads[0].start: 9000h is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "swim"
+                path = "t""#,
+                "j1\t1\t1\t1000\t0\t0\nj2\t32400000\t1\t1000\t0\t0\n",
+                "workloads[0]: t:2: 9000h is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "swim"
+                path = "t"
+                map_rate = "1"
+                block_size = "1TB""#,
+                "j1\t1\t1\t1099511627776\t0\t0\n",
+                "workloads[0]: t:1: 1099511627778s is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "sls"
+                path = "t""#,
+                "\n{ \"job.start.ms\": 32400000000, \"job.tasks\": [ { \"duration.ms\": 1000 } ] }",
+                "workloads[0]: t:2: 9000h is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "sls"
+                path = "t""#,
+                "{ \"job.start.ms\": 0, \"job.tasks\": [ { \"container.start.ms\": -9223372036854775807, \"container.end.ms\": 9223372036854775807 } ] }",
+                "workloads[0]: t:1: 9223372036854775807ms is past",
+            ),
+            (
+                r#"[[workloads]]
+                format = "synth"
+                path = "t""#,
+                r#"{ "num_jobs": 1, "workloads": [ { "job_classes": [ { "mtasks_avg": 1 } ], "time_distribution": [ { "time": 1e25, "weight": 1 } ] } ] }"#,
+                "workloads[0]: t: forever is past",
+            ),
+        ];
+        for (text, trace, expected) in cases {
+            let err = load_err(text, trace);
+            assert!(
+                err.starts_with(expected),
+                "{err:?} should start with {expected:?}"
+            );
+        }
+        // The horizon itself is allowed.
+        let ok = load_err(
+            r#"[[apps]]
+            name = "a"
+            at = "8760h"
+            tasks = [{ count = 1, duration = "8760h" }]"#,
+            "",
+        );
+        assert_eq!(ok, "loaded 1 apps");
     }
 
     #[test]

@@ -8,7 +8,35 @@
 use weft_model::{AppPriority, Duration, Priority, Resource, Time};
 
 use super::{AppDefaults, ImportCtx};
+use crate::limits::LimitError;
 use crate::workload::{AppSpec, TaskGroup};
+
+/// Why jobs could not be generated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    /// An option is missing or contradicts another.
+    #[error("{0}")]
+    Invalid(String),
+    /// The jobs would break a scenario limit.
+    #[error("{key}: {source}")]
+    Limit {
+        /// The option responsible (`jobs`, `mix`, `maps`, `arrival`).
+        key: &'static str,
+        /// The limit and why it exists.
+        #[source]
+        source: LimitError,
+    },
+}
+
+impl From<&str> for GenerateError {
+    fn from(why: &str) -> GenerateError {
+        GenerateError::Invalid(why.to_owned())
+    }
+}
+
+fn limit(key: &'static str) -> impl FnOnce(LimitError) -> GenerateError {
+    move |source| GenerateError::Limit { key, source }
+}
 
 /// When generated jobs arrive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,39 +74,65 @@ pub struct GenerateOptions {
     pub reduce_size: Resource,
 }
 
-/// Generates the jobs; an error says which option is missing or contradictory.
+/// Generates the jobs; an error says which option is missing or
+/// contradictory, or which one breaks a scenario limit.
 pub(crate) fn generate(
     opts: &GenerateOptions,
     defaults: &AppDefaults,
     ctx: &mut ImportCtx<'_>,
-) -> Result<Vec<AppSpec>, String> {
-    let mut sizes: Vec<u32> = match (&opts.mix, opts.maps) {
+) -> Result<Vec<AppSpec>, GenerateError> {
+    let kept = |jobs: u64| defaults.limit.map_or(jobs, |l| jobs.min(l as u64));
+    let (mut sizes, jobs_key): (Vec<u32>, &'static str) = match (&opts.mix, opts.maps) {
         (Some(_), Some(_)) => return Err("give either maps (with jobs) or mix, not both".into()),
         (Some(mix), None) => {
             if opts.jobs.is_some() {
                 return Err("a mix sets the number of jobs itself; drop jobs".into());
             }
+            if mix.iter().any(|(maps, _)| *maps == 0) {
+                return Err("a mix entry needs at least one map".into());
+            }
+            // The whole mix is drawn from before `limit` cuts it, so the
+            // list of sizes is bounded by the app budget first.
+            let jobs = mix.iter().map(|(_, j)| u64::from(*j)).sum::<u64>();
+            ctx.budget.apps(jobs).map_err(limit("mix"))?;
             let mut v = Vec::new();
             for (maps, jobs) in mix {
-                if *maps == 0 {
-                    return Err("a mix entry needs at least one map".into());
-                }
                 v.extend(std::iter::repeat_n(*maps, *jobs as usize));
             }
             ctx.rng.shuffle(&mut v);
-            v
+            (v, "mix")
         }
         (None, Some(maps)) => {
             if maps == 0 {
                 return Err("maps must be at least 1".into());
             }
-            vec![maps; opts.jobs.unwrap_or(1) as usize]
+            let jobs = kept(u64::from(opts.jobs.unwrap_or(1)));
+            ctx.budget.apps(jobs).map_err(limit("jobs"))?;
+            (vec![maps; jobs as usize], "maps")
         }
         (None, None) => return Err("give maps (and jobs) or a mix".into()),
     };
     if let Some(limit) = defaults.limit {
         sizes.truncate(limit);
     }
+    let n_jobs = sizes.len() as u64;
+    let maps: u64 = sizes.iter().map(|m| u64::from(*m)).sum();
+    let reduces = n_jobs.saturating_mul(u64::from(opts.reduces));
+    ctx.budget
+        .tasks(
+            maps.saturating_add(reduces),
+            maps.saturating_mul(ctx.block_replicas()),
+        )
+        .map_err(limit(jobs_key))?;
+    // Periodic and fixed arrivals are known before any job is built.
+    let last_offset = match opts.arrival {
+        Arrival::Poisson(_) => Duration::ZERO,
+        Arrival::Every(gap) => gap.saturating_mul(n_jobs.saturating_sub(1)),
+        Arrival::At(at) => at,
+    };
+    ctx.budget
+        .within_horizon(defaults.start + last_offset)
+        .map_err(limit("arrival"))?;
     let mut apps = Vec::with_capacity(sizes.len());
     let mut t = Duration::ZERO;
     for (i, maps) in sizes.into_iter().enumerate() {
@@ -86,6 +140,9 @@ pub(crate) fn generate(
             Arrival::Poisson(mean) => {
                 let gap = ctx.rng.exponential(mean.as_millis() as f64);
                 t = t + Duration::from_millis(gap.round() as u64);
+                ctx.budget
+                    .within_horizon(defaults.start + t)
+                    .map_err(limit("arrival"))?;
                 t
             }
             Arrival::Every(gap) => gap.saturating_mul(i as u64),
@@ -131,6 +188,7 @@ fn spread(ctx: &mut ImportCtx<'_>, d: Duration, spread: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Budget;
     use crate::rng::SimRng;
     use crate::workload::{DataLayout, NodeSpec, ReplicaPlacement};
 
@@ -144,7 +202,7 @@ mod tests {
             })
             .collect();
         let layout = DataLayout::new(&nodes, ReplicaPlacement::Uniform);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(1), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(1), 3, Budget::default());
         let opts = GenerateOptions {
             jobs: None,
             arrival: Arrival::Poisson(Duration::from_secs(14)),

@@ -173,7 +173,14 @@ pub(crate) fn import(
         if start < 0 {
             return Err(err(path, line, "job.start.ms must not be negative"));
         }
+        let limit_err = |e| ImportError::limit(path, Some(line), e);
+        ctx.budget
+            .within_horizon(Duration::from_millis(start as u64) + defaults.start)
+            .map_err(limit_err)?;
         let count = int(&job, "job.count", path, line)?.unwrap_or(1).max(1);
+        // Copies share the tasks built below: charged once per copy.
+        let copies = count as u64;
+        ctx.budget.apps(copies).map_err(limit_err)?;
         if let Some(am_type) = field(&job, "am.type") {
             if am_type != "mapreduce" && am_type != "stream" {
                 ctx.warnings.push(format!(
@@ -204,7 +211,7 @@ pub(crate) fn import(
                 int(t, "container.end.ms", path, line)?,
             ) {
                 (Some(d), _, _, _) | (None, Some(d), _, _) => d,
-                (None, None, Some(s), Some(e)) => e - s,
+                (None, None, Some(s), Some(e)) => e.saturating_sub(s),
                 _ => {
                     return Err(err(
                         path,
@@ -252,6 +259,11 @@ pub(crate) fn import(
                 }
             };
             let d = defaults.scale(Duration::from_millis(duration as u64));
+            ctx.budget.within_horizon(d).map_err(limit_err)?;
+            let n_tasks = (n as u64).saturating_mul(copies);
+            ctx.budget
+                .tasks(n_tasks, n_tasks.saturating_mul(replicas.len() as u64))
+                .map_err(limit_err)?;
             for _ in 0..n {
                 groups[idx].push(d, &replicas);
             }
@@ -294,6 +306,7 @@ pub(crate) fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Budget;
     use crate::rng::SimRng;
     use crate::workload::{DataLayout, ReplicaPlacement};
 
@@ -331,7 +344,7 @@ mod tests {
             capability: DEFAULT_NODE,
         }];
         let layout = DataLayout::new(&nodes, ReplicaPlacement::Uniform);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(1), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(1), 3, Budget::default());
         let defaults = AppDefaults {
             name_prefix: "sls".into(),
             duration_scale: 1.0,
@@ -365,7 +378,7 @@ mod tests {
     fn errors_carry_the_line() {
         let nodes = vec![];
         let layout = DataLayout::new(&nodes, ReplicaPlacement::Uniform);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(1), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(1), 3, Budget::default());
         let e = import(
             "{ \"job.start.ms\": 0 }\n\n{ \"job.start.ms\": 1, \"job.tasks\": [ {} ] }",
             "t.json",

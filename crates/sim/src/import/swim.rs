@@ -57,6 +57,8 @@ impl Default for SwimOptions {
 /// One line of a SWIM trace.
 #[derive(Clone, Debug, PartialEq)]
 struct SwimJob {
+    /// Where it is in the trace (1-based), for errors.
+    line: usize,
     name: String,
     submit_ms: u64,
     input: u64,
@@ -102,6 +104,7 @@ fn parse(text: &str, path: &str) -> Result<Vec<SwimJob>, ImportError> {
                 .map_err(|_| err(format!("{what} {field:?} is not a whole number of bytes")))
         };
         jobs.push(SwimJob {
+            line: line_no,
             name: fields[0].trim().to_owned(),
             submit_ms: secs(fields[1], "submit time")?,
             input: bytes(fields[3], "input size")?,
@@ -126,13 +129,46 @@ pub(crate) fn import(
     if let Some(limit) = defaults.limit {
         jobs.truncate(limit);
     }
+    ctx.budget
+        .apps(jobs.len() as u64)
+        .map_err(|e| ImportError::limit(path, None, e))?;
     let overhead_ms = opts.task_overhead.as_millis();
+    // Saturating: a trace's byte counts reach u64::MAX, and a saturated
+    // duration is past the horizon, which is checked before anything is built.
     let ms_for = |bytes: u64, rate: u64| -> u64 {
-        overhead_ms + ((bytes as f64 / rate as f64) * 1000.0).round() as u64
+        overhead_ms.saturating_add(((bytes as f64 / rate as f64) * 1000.0).round() as u64)
     };
     let mut apps = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
         let n_maps = job.input.div_ceil(opts.block_size).max(1);
+        let n_reduces = if job.shuffle > 0 {
+            job.shuffle.div_ceil(opts.reduce_input).max(1)
+        } else {
+            0
+        };
+        let per_reduce = job.shuffle.saturating_add(job.output) / n_reduces.max(1);
+        // One map per block: an input of 10^19 bytes is 7e10 maps, so the
+        // job is charged (and its times checked) before any task is built.
+        let limit_err = |e| ImportError::limit(path, Some(job.line), e);
+        let read = if job.input == 0 { 0 } else { n_maps };
+        ctx.budget
+            .tasks(
+                n_maps.saturating_add(n_reduces),
+                read.saturating_mul(ctx.block_replicas()),
+            )
+            .map_err(limit_err)?;
+        let longest_map = ms_for(job.input.min(opts.block_size), opts.map_rate);
+        let longest_reduce = if n_reduces > 0 {
+            ms_for(per_reduce, opts.reduce_rate)
+        } else {
+            0
+        };
+        for d in [
+            Duration::from_millis(job.submit_ms) + defaults.start,
+            Duration::from_millis(longest_map.max(longest_reduce)),
+        ] {
+            ctx.budget.within_horizon(d).map_err(limit_err)?;
+        }
         let mut maps = TaskGroup::new(0, Priority(20), opts.map_size);
         for m in 0..n_maps {
             let bytes = if job.input == 0 {
@@ -154,12 +190,13 @@ pub(crate) fn import(
             );
         }
         let mut groups = vec![maps];
-        if job.shuffle > 0 {
-            let n_reduces = job.shuffle.div_ceil(opts.reduce_input).max(1);
-            let per = (job.shuffle + job.output) / n_reduces;
+        if n_reduces > 0 {
             let mut reduces = TaskGroup::new(1, Priority(10), opts.reduce_size);
             for _ in 0..n_reduces {
-                reduces.push(Duration::from_millis(ms_for(per, opts.reduce_rate)), &[]);
+                reduces.push(
+                    Duration::from_millis(ms_for(per_reduce, opts.reduce_rate)),
+                    &[],
+                );
             }
             groups.push(reduces);
         }
@@ -218,6 +255,7 @@ pub fn synthesize(rng: &mut SimRng, jobs: u32, span: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Budget;
     use crate::workload::{DataLayout, NodeSpec, ReplicaPlacement};
 
     fn ctx_nodes() -> Vec<NodeSpec> {
@@ -234,7 +272,7 @@ mod tests {
     fn jobs_become_maps_by_block_and_reduces_by_shuffle() {
         let nodes = ctx_nodes();
         let layout = DataLayout::new(&nodes, ReplicaPlacement::RackAware);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(2), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(2), 3, Budget::default());
         let trace = "job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t268435457\t0\t9\njob2\t122\t21\t0\t0\t0\n";
         let defaults = AppDefaults {
             name_prefix: "fb".into(),
@@ -299,7 +337,7 @@ mod tests {
     fn bad_lines_are_reported_with_their_number() {
         let nodes = ctx_nodes();
         let layout = DataLayout::new(&nodes, ReplicaPlacement::Uniform);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(2), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(2), 3, Budget::default());
         let defaults = AppDefaults::default();
         let err = import(
             "job0\t1\t1\t1\t1\t1\njob1\tsoon\t1\t1\t1\t1\n",

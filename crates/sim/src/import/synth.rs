@@ -299,6 +299,9 @@ pub(crate) fn import(
     if weights.iter().all(|w| *w <= 0.0) {
         return Err(r.err("every workload_weight is zero"));
     }
+    // Charged before the job list is even reserved: `num_jobs` is any number.
+    let limit_err = |e| ImportError::limit(path, None, e);
+    ctx.budget.apps(n_jobs as u64).map_err(limit_err)?;
     let mut jobs = Vec::with_capacity(n_jobs);
     for i in 0..n_jobs {
         let w = &workloads[rng.weighted(&weights)];
@@ -311,6 +314,9 @@ pub(crate) fn import(
         } else {
             start
         };
+        ctx.budget
+            .within_horizon(Duration::from_millis(secs.saturating_mul(1000)) + defaults.start)
+            .map_err(limit_err)?;
         let cw: Vec<f64> = w.classes.iter().map(|c| c.weight).collect();
         if cw.iter().all(|x| *x <= 0.0) {
             return Err(r.err("every class_weight of a workload is zero"));
@@ -325,9 +331,18 @@ pub(crate) fn import(
                 t.vcores.draw_u64(&mut rng).max(1),
             );
             let mut g = TaskGroup::new(t.stage, Priority(t.priority), size);
+            let replicas = if t.stage == 0 {
+                ctx.block_replicas()
+            } else {
+                0
+            };
+            ctx.budget
+                .tasks(n, n.saturating_mul(replicas))
+                .map_err(limit_err)?;
             for _ in 0..n {
                 let secs = t.time.draw(&mut rng).max(0.001);
                 let d = defaults.scale(Duration::from_millis((secs * 1000.0).round() as u64));
+                ctx.budget.within_horizon(d).map_err(limit_err)?;
                 let replicas = if t.stage == 0 {
                     ctx.layout.place(&mut rng, ctx.replicas)
                 } else {
@@ -367,6 +382,7 @@ pub(crate) fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Budget;
     use crate::workload::{DataLayout, NodeSpec, ReplicaPlacement};
 
     const SYN: &str = r#"{
@@ -404,7 +420,7 @@ mod tests {
             })
             .collect();
         let layout = DataLayout::new(&nodes, ReplicaPlacement::Uniform);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(9), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(9), 3, Budget::default());
         let defaults = AppDefaults {
             name_prefix: "syn".into(),
             duration_scale: 1.0,
@@ -449,7 +465,7 @@ mod tests {
     fn bad_samples_are_named() {
         let nodes = vec![];
         let layout = DataLayout::new(&nodes, ReplicaPlacement::Uniform);
-        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(9), 3);
+        let mut ctx = ImportCtx::new(&nodes, &layout, SimRng::new(9), 3, Budget::default());
         let text = r#"{"num_jobs": 1, "workloads": [ { "job_classes": [ { "tasks": [ { "count": { "std": 1 } } ] } ] } ] }"#;
         let e = import(text, "s.json", &AppDefaults::default(), &mut ctx).unwrap_err();
         assert_eq!(
