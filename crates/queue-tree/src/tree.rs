@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use weft_model::{AppId, Duration, QueuePath, Resource, ResourceSpec, Time};
 
 use crate::acl::{Acl, QueueAccess};
-use crate::config::{AllocConfig, AmShare, QueueConfig, QueueKind};
+use crate::config::{AllocConfig, AmShare, MAX_QUEUE_DEPTH, QueueConfig, QueueKind};
 use crate::ordering::{KeyInputs, OrderKey, OrderSet};
 use crate::policy::Policy;
 
@@ -235,6 +235,16 @@ pub enum QueueCreateError {
         parent_policy: Policy,
         /// The policy the new queue would get.
         child_policy: Policy,
+    },
+    /// The queue would sit deeper than the tree takes.
+    #[error("queue {path} cannot be created: it is {depth} levels below root, more than {max}")]
+    TooDeep {
+        /// The queue asked for.
+        path: QueuePath,
+        /// Its levels below root.
+        depth: usize,
+        /// `MAX_QUEUE_DEPTH`.
+        max: usize,
     },
 }
 
@@ -526,6 +536,16 @@ impl QueueTree {
         }
         if !create {
             return Err(QueueCreateError::NotFound { path: path.clone() });
+        }
+        // Every caller that creates queues checks this first (the parser, the
+        // core's placement); the tree refuses too, as its walks recurse once
+        // per level and a path from anywhere else must not overflow them.
+        if path.depth() > MAX_QUEUE_DEPTH {
+            return Err(QueueCreateError::TooDeep {
+                path: path.clone(),
+                depth: path.depth(),
+                max: MAX_QUEUE_DEPTH,
+            });
         }
         let mut parent_policy = None;
         for p in ancestors.iter().chain(std::iter::once(path)) {

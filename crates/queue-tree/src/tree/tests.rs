@@ -123,6 +123,20 @@ fn queues_cannot_be_created_under_leaves_or_as_parents() {
         "queue root.new does not exist and placement did not allow creating it"
     );
     assert!(t.queue_id(&path("root.new")).is_none());
+    // No deeper than the tree's walks take, whoever asks.
+    let deepest = format!("root{}", ".d".repeat(crate::MAX_QUEUE_DEPTH));
+    t.add_app(mk(5, &deepest)).unwrap();
+    let too_deep = format!("root.e{}", ".d".repeat(crate::MAX_QUEUE_DEPTH));
+    let e = t.add_app(mk(6, &too_deep)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "queue {too_deep} cannot be created: it is {} levels below root, more than {}",
+            crate::MAX_QUEUE_DEPTH + 1,
+            crate::MAX_QUEUE_DEPTH
+        )
+    );
+    assert!(t.queue_id(&path("root.e")).is_none());
     t.check_invariants().unwrap();
 }
 
