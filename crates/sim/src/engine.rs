@@ -25,7 +25,7 @@ use weft_core::{
 use weft_model::{AppId, Duration, NodeId, Resource, Time};
 
 use crate::am::{AmSim, AmStatus, Ending, Names};
-use crate::metrics::Recorder;
+use crate::metrics::{MAX_SAMPLES, Recorder};
 use crate::nm::{NodeMode, NodeSim};
 use crate::report::{Report, RunStats};
 use crate::rng::SimRng;
@@ -223,7 +223,7 @@ impl<'s> Engine<'s> {
             apps: sc.apps.iter().map(AmSim::new).collect(),
             app_by_id: BTreeMap::new(),
             schedulable: false,
-            recorder: Recorder::default(),
+            recorder: Recorder::new(sc.sample_interval, MAX_SAMPLES),
             stats: RunStats::default(),
             phases: root.fork("heartbeat-phases", 0),
             apps_ended: 0,
@@ -323,8 +323,7 @@ impl<'s> Engine<'s> {
                 });
             }
         }
-        self.recorder
-            .sample(self.now, &self.rm, self.sc.sample_interval);
+        self.recorder.sample(self.now, &self.rm);
         progress(Progress {
             now: self.now,
             horizon,
@@ -422,9 +421,9 @@ impl<'s> Engine<'s> {
                 }
             }
             What::Sample => {
-                self.recorder
-                    .sample(self.now, &self.rm, self.sc.sample_interval);
-                self.push(self.now + self.sc.sample_interval, What::Sample);
+                self.recorder.sample(self.now, &self.rm);
+                // The recorder widens its interval to bound its memory on long runs.
+                self.push(self.now + self.recorder.interval(), What::Sample);
                 Ok(())
             }
         }

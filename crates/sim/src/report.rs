@@ -255,6 +255,7 @@ impl Report {
                 }
             })
             .collect();
+        let fairness = recorder.fairness();
         let mut preemptions = recorder.preemptions;
         preemptions.sort_by_key(|p| (p.at, p.container));
         Report {
@@ -264,7 +265,7 @@ impl Report {
             apps: outcomes,
             samples: recorder.samples,
             queues: recorder.queues,
-            fairness: recorder.jain,
+            fairness,
             allocated: recorder.allocated,
             capacity: recorder.capacity,
             preemption_warnings: recorder.warnings_total,
