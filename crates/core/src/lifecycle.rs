@@ -516,11 +516,23 @@ impl ResourceManager {
                     });
                 }
             }
-            normalized.push(
-                self.settings
-                    .scheduler
-                    .normalize(ask.capability, queue_max_container),
-            );
+            let capability = self
+                .settings
+                .scheduler
+                .normalize(ask.capability, queue_max_container);
+            // A container of nothing would never be pending demand, so the
+            // ask would sit unserved with nobody told why.
+            if capability == Resource::ZERO && ask.num_containers > 0 {
+                return Err(AllocateError::InvalidAsk(format!(
+                    "an ask for {} at priority {} comes to no resources at all once normalised \
+                     (the minimum allocation is {}, queue {}'s largest container {queue_max_container})",
+                    ask.capability,
+                    ask.priority,
+                    self.settings.scheduler.min_allocation(),
+                    self.tree.queue_path(leaf),
+                )));
+            }
+            normalized.push(capability);
         }
         let finishing = self.active(h).finishing;
         if !finishing {

@@ -576,3 +576,45 @@ fn a_recovered_container_the_rm_books_on_another_node_is_stopped() {
     }
     rm.check_invariants().unwrap();
 }
+
+/// An ask that normalises to no resources at all (a minimum allocation of 0
+/// and an ask of 0) used to be taken and never served, with no word to the
+/// AM: it never counts as demand. It is now refused, saying why.
+#[test]
+fn hostile_ask_that_normalises_to_nothing_is_refused() {
+    let props: Vec<(String, String)> = [
+        ("yarn.scheduler.minimum-allocation-mb", "0"),
+        ("yarn.scheduler.minimum-allocation-vcores", "0"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let settings = weft_test_support::scenario::settings_from(&props).expect("valid settings");
+    let mut rm = ResourceManager::new(Default::default(), settings, Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let app = running_app(&mut rm);
+    let out = allocate(
+        &mut rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(1, Resource::new(0, 0), 3)],
+            ..request(app)
+        },
+    );
+    let Reply::Allocate(Err(AllocateError::InvalidAsk(why))) = out.reply else {
+        panic!("{out:?}");
+    };
+    assert_eq!(
+        why,
+        "an ask for <memory:0, vCores:0> at priority 1 comes to no resources at all once normalised \
+         (the minimum allocation is <memory:0, vCores:0>, queue root.default's largest container <memory:8192, vCores:4>)"
+    );
+    // Cancelling such an ask (0 containers) is still fine.
+    let out = allocate(
+        &mut rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(1, Resource::new(0, 0), 0)],
+            ..request(app)
+        },
+    );
+    assert!(matches!(out.reply, Reply::Allocate(Ok(_))), "{out:?}");
+}
