@@ -110,23 +110,22 @@ pub enum ScenarioError {
     #[error("site settings: {0}")]
     Site(String),
     /// A trace could not be imported.
-    #[error("{what}: {source}")]
+    // The cause is in the message, not a `source`, so it is not printed twice.
+    #[error("{what}: {error}")]
     Import {
         /// Which setting named the trace (`workloads[1]`, `topology`).
         what: String,
         /// The trace's path and line, and what is wrong there.
-        #[source]
-        source: import::ImportError,
+        error: import::ImportError,
     },
     /// The scenario asks for more than the simulator holds, or reaches past
     /// its horizon (see `limits`).
-    #[error("{what}: {source}")]
+    #[error("{what}: {limit}")]
     Limit {
         /// Which setting, as a path in the file (`apps[0].tasks[0].count`).
         what: String,
         /// The limit and why it exists.
-        #[source]
-        source: LimitError,
+        limit: LimitError,
     },
 }
 
@@ -134,13 +133,13 @@ impl ScenarioError {
     /// Names the setting an importer's error came from.
     fn import(what: impl Into<String>) -> impl FnOnce(import::ImportError) -> ScenarioError {
         let what = what.into();
-        move |source| ScenarioError::Import { what, source }
+        move |error| ScenarioError::Import { what, error }
     }
 
     /// Names the setting that broke a limit.
     fn limit(what: impl Into<String>) -> impl FnOnce(LimitError) -> ScenarioError {
         let what = what.into();
-        move |source| ScenarioError::Limit { what, source }
+        move |limit| ScenarioError::Limit { what, limit }
     }
 }
 
@@ -1009,12 +1008,10 @@ impl Resolver<'_> {
                 }
                 import::generate::generate(&opts, defaults, ctx).map_err(|e| match e {
                     import::generate::GenerateError::Invalid(why) => invalid(&what, why),
-                    import::generate::GenerateError::Limit { key, source } => {
-                        ScenarioError::Limit {
-                            what: format!("{what}.{key}"),
-                            source,
-                        }
-                    }
+                    import::generate::GenerateError::Limit { key, limit } => ScenarioError::Limit {
+                        what: format!("{what}.{key}"),
+                        limit,
+                    },
                 })?
             }
             "swim" => {

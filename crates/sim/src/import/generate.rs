@@ -18,13 +18,12 @@ pub enum GenerateError {
     #[error("{0}")]
     Invalid(String),
     /// The jobs would break a scenario limit.
-    #[error("{key}: {source}")]
+    #[error("{key}: {limit}")]
     Limit {
         /// The option responsible (`jobs`, `mix`, `maps`, `arrival`).
         key: &'static str,
         /// The limit and why it exists.
-        #[source]
-        source: LimitError,
+        limit: LimitError,
     },
 }
 
@@ -35,7 +34,7 @@ impl From<&str> for GenerateError {
 }
 
 fn limit(key: &'static str) -> impl FnOnce(LimitError) -> GenerateError {
-    move |source| GenerateError::Limit { key, source }
+    move |limit| GenerateError::Limit { key, limit }
 }
 
 /// When generated jobs arrive.
