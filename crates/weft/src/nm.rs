@@ -13,6 +13,10 @@ use clap::Args;
 use weft_model::Resource;
 use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
 
+/// The longest interval a flag takes: an hour, far past any sensible grace
+/// or sampling period, and far from overflowing a clock reading.
+const MAX_MS: u64 = 3_600_000;
+
 #[derive(Args, Debug)]
 pub(crate) struct NmArgs {
     /// The ResourceManager's address.
@@ -45,11 +49,12 @@ pub(crate) struct NmArgs {
     /// off (polling resident memory), or a delegated cgroup v2 directory.
     #[arg(long, default_value = "auto")]
     cgroup: String,
-    /// Milliseconds between SIGTERM and SIGKILL when stopping a container.
-    #[arg(long, default_value_t = 250)]
+    /// Milliseconds between SIGTERM and SIGKILL when stopping a container
+    /// (at most an hour: the deadline is a clock reading plus this).
+    #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u64).range(0..=MAX_MS))]
     kill_grace_ms: u64,
-    /// Milliseconds between memory samples.
-    #[arg(long, default_value_t = 3000)]
+    /// Milliseconds between memory samples (10 to an hour).
+    #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..=MAX_MS))]
     monitor_interval_ms: u64,
 }
 
@@ -75,7 +80,7 @@ impl NmArgs {
             dir => MemoryEnforcement::Cgroup(PathBuf::from(dir)),
         };
         config.kill_grace = Duration::from_millis(self.kill_grace_ms);
-        config.monitor_interval = Duration::from_millis(self.monitor_interval_ms.max(10));
+        config.monitor_interval = Duration::from_millis(self.monitor_interval_ms);
         Ok((config, self.listen))
     }
 }
@@ -133,5 +138,19 @@ mod tests {
         assert_eq!(listen.to_string(), "127.0.0.1:8042");
         let bad = Cmd::parse_from(["nm", "--node-id", "nope"]);
         assert_eq!(bad.nm.config().unwrap_err().to_string(), "--node-id nope");
+        for flag in ["--kill-grace-ms", "--monitor-interval-ms"] {
+            let e = Cmd::try_parse_from(["nm", flag, "18446744073709551615"])
+                .err()
+                .expect("a huge interval is refused");
+            assert!(
+                e.to_string().contains("not in 0..=3600000")
+                    || e.to_string().contains("not in 10..=3600000"),
+                "{e}"
+            );
+        }
+        let e = Cmd::try_parse_from(["nm", "--monitor-interval-ms", "0"])
+            .err()
+            .expect("no sampling loop without a pause");
+        assert!(e.to_string().contains("0 is not in 10..=3600000"), "{e}");
     }
 }
