@@ -195,10 +195,37 @@ pub fn default_conf_dir() -> Option<PathBuf> {
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    read_config_file(path).map_err(|source| ConfigError::Read {
         path: path.to_owned(),
         source,
     })
+}
+
+/// The largest configuration file read, far past any real allocation,
+/// site or group file.
+pub(crate) const MAX_CONFIG_BYTES: u64 = 64 << 20;
+
+/// Reads a configuration file that must be a regular file of at most
+/// `MAX_CONFIG_BYTES`: a path pointing at a device or a pipe (`/dev/zero`,
+/// a FIFO nobody writes) would otherwise grow memory without end or block
+/// the reload for good.
+pub(crate) fn read_config_file(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read as _};
+    // Checked by path before opening: opening a FIFO blocks.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {} MiB", MAX_CONFIG_BYTES >> 20),
+        ));
+    }
+    Ok(text)
 }
 
 impl RmConfig {
@@ -550,6 +577,28 @@ mod tests {
         let config = RmConfig::load(Some(&dir)).unwrap();
         assert_eq!(config.alloc_path, Some(dir.join("fair-scheduler.xml")));
         assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_configuration_path_to_a_device_or_an_oversized_file_is_refused() {
+        let dir = std::env::temp_dir().join(format!("weft-conf-odd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A symlink to /dev/zero would otherwise be read for ever.
+        std::os::unix::fs::symlink("/dev/zero", dir.join("fair-scheduler.xml")).unwrap();
+        let err = RmConfig::load(Some(&dir)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot read {}: not a regular file",
+                dir.join("fair-scheduler.xml").display()
+            )
+        );
+        std::fs::remove_file(dir.join("fair-scheduler.xml")).unwrap();
+        let big = std::fs::File::create(dir.join("fair-scheduler.xml")).unwrap();
+        big.set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        let err = RmConfig::load(Some(&dir)).unwrap_err();
+        assert!(err.to_string().ends_with(": larger than 64 MiB"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

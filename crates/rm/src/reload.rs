@@ -175,7 +175,11 @@ impl Reloader {
         mtime: Option<SystemTime>,
         now: SystemTime,
     ) -> Result<Reloaded, ReloadError> {
-        let text = match tokio::fs::read_to_string(path).await {
+        let owned = path.to_owned();
+        let read = tokio::task::spawn_blocking(move || crate::config::read_config_file(&owned))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        let text = match read {
             Ok(t) => t,
             Err(source) => {
                 let err = ReloadError::Read {
