@@ -540,9 +540,11 @@ pub struct SubmitApplicationDto {
     /// True when the submitter runs the AM itself (no AM container).
     #[serde(rename = "unmanaged-AM", default)]
     pub unmanaged_am: Option<bool>,
-    /// Accepted and ignored: the RM-wide `yarn.resourcemanager.am.max-attempts` applies.
+    /// Accepted and ignored: the RM-wide `yarn.resourcemanager.am.max-attempts`
+    /// applies. Any whole number, as Hadoop's Java `int`, which takes 0 or
+    /// less to mean the RM-wide value.
     #[serde(default)]
-    pub max_app_attempts: Option<u32>,
+    pub max_app_attempts: Option<i64>,
     /// The AM container's size (default: the minimum allocation).
     #[serde(default)]
     pub resource: Option<ResourceDto>,
@@ -869,6 +871,16 @@ mod tests {
         assert_eq!(sub.am_resource, None);
         assert_eq!(sub.tags, vec!["a", "b"]);
         assert!(extra.unmanaged);
+
+        // Ignored, so any whole number will do, as in Hadoop (-1: the default).
+        let dto: SubmitApplicationDto = serde_json::from_str(
+            r#"{"application-id":"application_5_0003","max-app-attempts":-1}"#,
+        )
+        .unwrap();
+        assert!(
+            dto.to_submission("carol", vec![], Resource::new(1024, 1))
+                .is_ok()
+        );
     }
 
     #[test]
