@@ -598,6 +598,11 @@ impl QueueTree {
         let AmShare::Fraction(fraction) = queue.settings.max_am_share else {
             return None;
         };
+        // Hadoop keeps maxAMShare as a float and widens it only to multiply,
+        // so 0.1 is 0.100000001490116...: rounding up then gives ceil(10 ×
+        // 0.1f) = 2, not 1. Narrowing here reproduces that without changing
+        // the configured value operators see.
+        let fraction = f64::from(fraction as f32);
         let available = self.cluster_available();
         let base = queue.fair_share.map(|ty, v| {
             if v == 0 {
