@@ -503,7 +503,9 @@ impl<'v> Pass<'v> {
             }
             let fair_target = calc.min(
                 info.fair_share
-                    .scale_down(info.fair_share_preemption_threshold),
+                    .scale_down(crate::starvation::hadoop_threshold(
+                        info.fair_share_preemption_threshold,
+                    )),
                 info.demand,
             );
             if !calc.is_below(&info.usage, &fair_target) {

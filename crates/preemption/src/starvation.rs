@@ -63,8 +63,16 @@ pub(crate) struct Starved {
 /// (truncated, as Hadoop's `Resources.multiply`), capped by its demand.
 pub(crate) fn fair_share_target(app: &AppInfo, threshold: f64) -> Resource {
     app.fair_share
-        .scale_down(threshold)
+        .scale_down(hadoop_threshold(threshold))
         .component_min(app.demand)
+}
+
+/// The threshold as Hadoop multiplies by it: it keeps
+/// `fairSharePreemptionThreshold` as a float and widens it only to multiply,
+/// so 0.9 is 0.899999976... and 10240 × 0.9 truncates to 9215, not 9216.
+/// Narrowing at use keeps the configured value intact for display.
+pub(crate) fn hadoop_threshold(threshold: f64) -> f64 {
+    f64::from(threshold as f32)
 }
 
 /// What the app asked for and does not hold.
