@@ -698,7 +698,7 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
         )
         .await
         .unwrap();
-    assert_eq!(killed["appstate"]["state"], "KILLED");
+    assert_eq!(killed["state"], "KILLED");
     wait_until("the AM's process to end", || async { !is_alive(pid) }).await;
     wait_until("the node to report it", || async {
         n1.handle()

@@ -176,7 +176,8 @@ pub async fn application_kill(
     let mut out = String::new();
     for app in apps {
         let path = app_path(app, "/state");
-        let current: AppStateDto = get_wrapped(client, &path, "appstate").await?;
+        // Not wrapped, as in Hadoop: `{"state": "RUNNING"}`.
+        let current: AppStateDto = client.get(&path).await?;
         if matches!(current.state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
             let _ = writeln!(
                 out,
@@ -207,11 +208,7 @@ pub async fn application_move(
     let v: serde_json::Value = client
         .call(Method::PUT, &app_path(app, "/queue"), Some(&body))
         .await?;
-    let to = v
-        .get("appqueue")
-        .and_then(|q| q.get("queue"))
-        .and_then(|q| q.as_str())
-        .unwrap_or(queue);
+    let to = v.get("queue").and_then(|q| q.as_str()).unwrap_or(queue);
     Ok(format!(
         "Moving application {app} to queue {queue}\nSuccessfully completed move to {to}.\n"
     ))

@@ -95,13 +95,19 @@ pub(super) async fn submit(
     }
 }
 
+// The `state`, `queue` and `priority` answers are not wrapped in JSON
+// (`{"state": "KILLED"}`, not `{"appstate": {...}}`): Hadoop's JAXB
+// configuration unwraps `AppQueue` and `AppPriority`, and `AppState` falls
+// to Jersey's default, which unwraps too, so clients read `json["state"]`.
+// XML keeps the root element (`<appstate>`), as Hadoop's does.
+
 pub(super) async fn get_state(
     State(s): State<ApiState>,
     format: Format,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppStateDto>, ApiError> {
     let snap = fresh(&s, app).await?;
-    Ok(Wire::ok(
+    Ok(Wire::unwrapped(
         format,
         "appstate",
         AppStateDto {
@@ -123,14 +129,18 @@ pub(super) async fn put_state(
         let snap = fresh(&s, app).await?;
         let current = snap.app.report.record.state.yarn_name();
         if current == target {
-            return Ok(Wire::ok(format, "appstate", state_dto(current)));
+            return Ok(Wire::unwrapped(format, "appstate", state_dto(current)));
         }
         return Err(ApiError::BadRequest(
             "Only 'KILLED' is allowed as a target state.".to_owned(),
         ));
     }
     let state: AppState = s.rm().kill(app, who, body.diagnostics).await?;
-    Ok(Wire::ok(format, "appstate", state_dto(state.yarn_name())))
+    Ok(Wire::unwrapped(
+        format,
+        "appstate",
+        state_dto(state.yarn_name()),
+    ))
 }
 
 fn state_dto(state: &str) -> AppStateDto {
@@ -146,7 +156,7 @@ pub(super) async fn get_queue(
     AppParam(app): AppParam,
 ) -> Result<Wire<AppQueueDto>, ApiError> {
     let snap = fresh(&s, app).await?;
-    Ok(Wire::ok(
+    Ok(Wire::unwrapped(
         format,
         "appqueue",
         AppQueueDto {
@@ -165,7 +175,7 @@ pub(super) async fn put_queue(
     let target = QueuePath::parse(body.queue.trim())
         .map_err(|e| ApiError::BadRequest(format!("queue: {e}")))?;
     let queue = s.rm().move_app(app, who, target).await?;
-    Ok(Wire::ok(
+    Ok(Wire::unwrapped(
         format,
         "appqueue",
         AppQueueDto {
@@ -180,7 +190,7 @@ pub(super) async fn get_priority(
     AppParam(app): AppParam,
 ) -> Result<Wire<AppPriorityDto>, ApiError> {
     let snap = fresh(&s, app).await?;
-    Ok(Wire::ok(
+    Ok(Wire::unwrapped(
         format,
         "applicationpriority",
         AppPriorityDto {
@@ -200,7 +210,7 @@ pub(super) async fn put_priority(
         .rm()
         .set_priority(app, who, AppPriority(body.priority))
         .await?;
-    Ok(Wire::ok(
+    Ok(Wire::unwrapped(
         format,
         "applicationpriority",
         AppPriorityDto { priority: p.0 },

@@ -406,7 +406,7 @@ async fn submission_outcomes() {
     assert_eq!(
         get(r, &format!("/ws/v1/cluster/apps/{parent}/state"))
             .await
-            .json()["appstate"]["state"],
+            .json()["state"],
         "FAILED"
     );
     // Malformed submissions.
@@ -571,10 +571,7 @@ async fn killing_apps() {
     let r = &rm.router;
     let app = rm.submit("alice", "a").await;
     let state = format!("/ws/v1/cluster/apps/{app}/state");
-    assert_eq!(
-        get(r, &state).await.body,
-        r#"{"appstate":{"state":"ACCEPTED"}}"#
-    );
+    assert_eq!(get(r, &state).await.body, r#"{"state":"ACCEPTED"}"#);
     // Only KILLED is a target; the current state is accepted as a no-op.
     assert_eq!(
         put(
@@ -594,7 +591,7 @@ async fn killing_apps() {
         )
         .await
         .body,
-        r#"{"appstate":{"state":"ACCEPTED"}}"#
+        r#"{"state":"ACCEPTED"}"#
     );
     // Anonymous: 401. Someone else: 403.
     assert_eq!(
@@ -618,7 +615,7 @@ async fn killing_apps() {
         json!({"state": "KILLED", "diagnostics": "not needed"}),
     )
     .await;
-    assert_eq!(killed.body, r#"{"appstate":{"state":"KILLED"}}"#);
+    assert_eq!(killed.body, r#"{"state":"KILLED"}"#);
     let v = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
     assert_eq!(v["app"]["state"], "KILLED");
     assert_eq!(v["app"]["diagnostics"], "not needed");
@@ -631,7 +628,7 @@ async fn killing_apps() {
         )
         .await
         .body,
-        r#"{"appstate":{"state":"KILLED"}}"#
+        r#"{"state":"KILLED"}"#
     );
     // The admin may kill anyone's app; XML bodies work too.
     let other = rm.submit("bob", "b").await;
@@ -684,10 +681,7 @@ async fn moving_apps() {
     let r = &rm.router;
     let app = rm.submit("alice", "a").await;
     let queue = format!("/ws/v1/cluster/apps/{app}/queue");
-    assert_eq!(
-        get(r, &queue).await.body,
-        r#"{"appqueue":{"queue":"root.a"}}"#
-    );
+    assert_eq!(get(r, &queue).await.body, r#"{"queue":"root.a"}"#);
     let mv = |user: &str, to: &str| {
         let uri = format!("{queue}?user.name={user}");
         let body = json!({"queue": to});
@@ -705,14 +699,8 @@ async fn moving_apps() {
         mv("alice", "a..b").await.error(),
         "400 BadRequestException: queue: invalid queue name \"a..b\": it has an empty component (a leading, trailing or doubled '.')"
     );
-    assert_eq!(
-        mv("alice", "b").await.body,
-        r#"{"appqueue":{"queue":"root.b"}}"#
-    );
-    assert_eq!(
-        get(r, &queue).await.body,
-        r#"{"appqueue":{"queue":"root.b"}}"#
-    );
+    assert_eq!(mv("alice", "b").await.body, r#"{"queue":"root.b"}"#);
+    assert_eq!(get(r, &queue).await.body, r#"{"queue":"root.b"}"#);
     // Back to root.a: alice may submit there, but carol (queue b is open) may not.
     let mine = rm.submit("carol", "b").await;
     assert_eq!(
@@ -745,10 +733,7 @@ async fn app_priority() {
     let r = &rm.router;
     let app = rm.submit("alice", "a").await;
     let uri = format!("/ws/v1/cluster/apps/{app}/priority");
-    assert_eq!(
-        get(r, &uri).await.body,
-        r#"{"applicationpriority":{"priority":0}}"#
-    );
+    assert_eq!(get(r, &uri).await.body, r#"{"priority":0}"#);
     assert_eq!(
         put(r, &format!("{uri}?user.name=bob"), json!({"priority": 5}))
             .await
@@ -759,12 +744,9 @@ async fn app_priority() {
         put(r, &format!("{uri}?user.name=alice"), json!({"priority": 5}))
             .await
             .body,
-        r#"{"applicationpriority":{"priority":5}}"#
+        r#"{"priority":5}"#
     );
-    assert_eq!(
-        get(r, &uri).await.body,
-        r#"{"applicationpriority":{"priority":5}}"#
-    );
+    assert_eq!(get(r, &uri).await.body, r#"{"priority":5}"#);
     assert_eq!(
         put(
             r,
