@@ -29,13 +29,17 @@ async fn get_wrapped<T: DeserializeOwned>(
     root: &str,
 ) -> Result<T, ClientError> {
     let mut value: serde_json::Value = client.get(path).await?;
-    let inner = value
+    let mut inner = value
         .get_mut(root)
         .map(serde_json::Value::take)
         .ok_or_else(|| ClientError::Unexpected {
             status: http::StatusCode::OK,
             why: format!("the answer has no {root:?} object"),
         })?;
+    // An empty list is written `{"apps": null}`, as Hadoop writes it.
+    if inner.is_null() {
+        inner = serde_json::Value::Object(serde_json::Map::new());
+    }
     serde_json::from_value(inner).map_err(|e| ClientError::Unexpected {
         status: http::StatusCode::OK,
         why: format!("cannot decode {root}: {e}"),

@@ -326,6 +326,11 @@ async fn yarn_style_commands() {
                  n1:8041	        RUNNING	          n1:8042	                           1
     "#]]
     .assert_eq(&nodes);
+    // No node in these states: an empty list, which the RM writes as null.
+    let lost = cli::node_list(&mut alice, &["LOST".to_owned()], false)
+        .await
+        .unwrap();
+    assert!(lost.starts_with("Total Nodes:0\n"), "{lost}");
     let node = cli::node_status(&mut alice, "n1:8041").await.unwrap();
     assert!(node.contains("\tMemory-Used : 1024MB\n"), "{node}");
 
