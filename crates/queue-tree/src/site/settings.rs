@@ -383,7 +383,14 @@ impl SchedulerSettings {
     pub fn locality_relaxation(&self) -> LocalityRelaxation {
         let opportunities = match (self.locality_threshold_node, self.locality_threshold_rack) {
             (LocalityThreshold::Nodes(node), LocalityThreshold::Nodes(rack)) => {
-                Some(OpportunityThresholds { node, rack })
+                // Hadoop reads both with getFloat and widens them only to
+                // multiply by the node count: 0.7 is 0.699999988..., so 10
+                // nodes relax after 7 opportunities, not 8.
+                let as_float = |f: Fraction| Fraction(f64::from(f.0 as f32));
+                Some(OpportunityThresholds {
+                    node: as_float(node),
+                    rack: as_float(rack),
+                })
             }
             _ => None,
         };

@@ -543,11 +543,11 @@ fn locality_relaxation_combines_both_forms() {
     }
     expect![[r#"
         thresholds -1/-1 delays -1/-1 continuous=false -> Immediate
-        thresholds 0.5/0.6 delays -1/-1 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(0.5), rack: Fraction(0.6) }), time: None }
+        thresholds 0.5/0.6 delays -1/-1 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(0.5), rack: Fraction(0.6000000238418579) }), time: None }
         thresholds 0.5/-1 delays -1/-1 continuous=false -> Immediate
         thresholds 2/1 delays -1/-1 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(1.0), rack: Fraction(1.0) }), time: None }
         thresholds -1/-1 delays 1000/2000 continuous=false -> Delayed { opportunities: None, time: Some(TimeDelays { node: Duration(1000), rack: Duration(2000) }) }
-        thresholds 0.5/0.6 delays 1000/2000 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(0.5), rack: Fraction(0.6) }), time: Some(TimeDelays { node: Duration(1000), rack: Duration(2000) }) }
+        thresholds 0.5/0.6 delays 1000/2000 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(0.5), rack: Fraction(0.6000000238418579) }), time: Some(TimeDelays { node: Duration(1000), rack: Duration(2000) }) }
         thresholds 0.5/0.6 delays 1000/2000 continuous=true -> Delayed { opportunities: None, time: Some(TimeDelays { node: Duration(1000), rack: Duration(2000) }) }
         thresholds 0.5/0.6 delays -1/2000 continuous=true -> Immediate
         thresholds 0/0 delays 0/0 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(0.0), rack: Fraction(0.0) }), time: Some(TimeDelays { node: Duration(0), rack: Duration(0) }) }
