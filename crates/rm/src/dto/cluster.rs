@@ -244,7 +244,7 @@ pub struct QueueDto {
     /// Leaves: the other apps (runnable without containers, or waiting on a limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub num_pending_apps: Option<u32>,
-    /// Parents: the children.
+    /// Parents with children: the children (absent otherwise, as in Hadoop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_queues: Option<ChildQueuesDto>,
 }
@@ -356,14 +356,18 @@ fn queue_dto(view: &View, active: &BTreeMap<&QueuePath, u32>, idx: usize) -> Que
     } else {
         (None, None)
     };
-    let child_queues = (!is_leaf).then(|| ChildQueuesDto {
-        queue: t
-            .children
-            .iter()
-            .filter_map(|c| view.queue_index.get(c))
-            .map(|i| queue_dto(view, active, *i))
-            .collect(),
-    });
+    // A parent without children has no `childQueues` at all, as Hadoop's
+    // FairSchedulerQueueInfo leaves it out rather than write it empty.
+    let child_queues = (!is_leaf)
+        .then(|| ChildQueuesDto {
+            queue: t
+                .children
+                .iter()
+                .filter_map(|c| view.queue_index.get(c))
+                .map(|i| queue_dto(view, active, *i))
+                .collect(),
+        })
+        .filter(|c| !c.queue.is_empty());
     QueueDto {
         kind: is_leaf.then(|| "fairSchedulerLeafQueueInfo".to_owned()),
         queue_name: t.path.to_string(),

@@ -1011,6 +1011,12 @@ async fn cluster_metrics_and_scheduler_tree() {
         expect_tree()
     );
     let info = &s["scheduler"]["schedulerInfo"];
+    // A parent with no children has no childQueues at all, as in Hadoop
+    // (FairSchedulerQueueInfo omits the field rather than write it empty).
+    let p = &info["rootQueue"]["childQueues"]["queue"][3];
+    assert_eq!(p["queueName"], "root.p");
+    assert_eq!(p.get("childQueues"), None, "{p}");
+    assert_eq!(p.get("type"), None, "{p}");
     assert_eq!(info["type"], "fairScheduler");
     assert_eq!(info["allocationFile"]["reloadsSucceeded"], 1);
     assert_eq!(info["allocationFile"]["lastError"], Value::Null);
