@@ -625,17 +625,10 @@ impl SubmitApplicationDto {
             }
             Some(res)
         };
-        let tags = self
-            .application_tags
-            .as_ref()
-            .map(|t| {
-                t.tag
-                    .iter()
-                    .map(|s| s.trim().to_owned())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let tags = match &self.application_tags {
+            Some(t) => app_tags(&t.tag)?,
+            None => Vec::new(),
+        };
         let submission = Submission {
             app,
             user: user.to_owned(),
@@ -665,6 +658,49 @@ impl SubmitApplicationDto {
         };
         Ok((submission, extra))
     }
+}
+
+/// Most tags an app may have (Hadoop's `YarnConfiguration.APPLICATION_MAX_TAGS`).
+pub const MAX_APP_TAGS: usize = 10;
+
+/// Longest tag (Hadoop's `APPLICATION_MAX_TAG_LENGTH`).
+pub const MAX_APP_TAG_LENGTH: usize = 100;
+
+/// An app's tags as Hadoop keeps them: lowercased and without repeats
+/// (its submission context lowercases them into a set), so reports show
+/// `etl` for `ETL` and tag filters match whatever the case; sorted, where
+/// Hadoop's set has no order, so reports are the same every time. Hadoop's
+/// limits apply: at most 10 tags of at most 100 ASCII characters each.
+fn app_tags(given: &[String]) -> Result<Vec<String>, InvalidField> {
+    let mut tags = BTreeSet::new();
+    for tag in given.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        if !tag.is_ascii() {
+            return Err(InvalidField::new(
+                "application-tags",
+                format!("tag {tag:?} has a character that is not ASCII; tags are ASCII only"),
+            ));
+        }
+        if tag.len() > MAX_APP_TAG_LENGTH {
+            return Err(InvalidField::new(
+                "application-tags",
+                format!(
+                    "a tag is {} characters long; at most {MAX_APP_TAG_LENGTH} are allowed",
+                    tag.len()
+                ),
+            ));
+        }
+        tags.insert(tag.to_ascii_lowercase());
+    }
+    if tags.len() > MAX_APP_TAGS {
+        return Err(InvalidField::new(
+            "application-tags",
+            format!(
+                "{} tags given; at most {MAX_APP_TAGS} are allowed",
+                tags.len()
+            ),
+        ));
+    }
+    Ok(tags.into_iter().collect())
 }
 
 /// An XML body read as JSON values shows an element's text as
@@ -881,6 +917,36 @@ mod tests {
             dto.to_submission("carol", vec![], Resource::new(1024, 1))
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn tags_are_kept_as_hadoop_keeps_them() {
+        let submit = |tags: serde_json::Value| {
+            let dto: SubmitApplicationDto = serde_json::from_value(serde_json::json!({
+                "application-id": "application_5_0001",
+                "application-tags": {"tag": tags},
+            }))
+            .unwrap();
+            dto.to_submission("alice", vec![], Resource::new(1024, 1))
+                .map(|(sub, _)| sub.tags)
+        };
+        // Lowercased, each once.
+        assert_eq!(
+            submit(serde_json::json!(["Nightly", "ETL", "etl", " "])).unwrap(),
+            vec!["etl", "nightly"]
+        );
+        // Hadoop's limits: 10 tags, 100 ASCII characters each.
+        let ten: Vec<String> = (0..10).map(|i| format!("t{i}")).collect();
+        assert_eq!(submit(serde_json::json!(ten)).unwrap().len(), 10);
+        let eleven: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
+        for bad in [
+            serde_json::json!(eleven),
+            serde_json::json!("x".repeat(101)),
+            serde_json::json!("café"),
+        ] {
+            let err = submit(bad.clone()).unwrap_err();
+            assert_eq!(err.field, "application-tags", "{bad}: {err}");
+        }
     }
 
     #[test]
