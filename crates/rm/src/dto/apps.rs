@@ -183,12 +183,13 @@ impl AppDto {
         let epoch_ms = |t: Time| epoch_origin_ms + t.as_millis();
         let started = epoch_ms(rec.submitted);
         let end = rec.finished.unwrap_or(now);
-        let tracking_ui = if rec.state.is_final() {
-            "History"
-        } else if rec.state == AppState::Running {
-            "ApplicationMaster"
-        } else {
-            "UNASSIGNED"
+        // Hadoop's trackingUI is UNASSIGNED until the app has an attempt
+        // and has left ACCEPTED; an app refused at placement never had one.
+        let tracking_ui = match rec.state {
+            AppState::Rejected => "UNASSIGNED",
+            s if s.is_final() => "History",
+            AppState::Running => "ApplicationMaster",
+            _ => "UNASSIGNED",
         };
         AppDto {
             id: rec.id.to_string(),

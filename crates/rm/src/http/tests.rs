@@ -409,6 +409,14 @@ async fn submission_outcomes() {
             .json()["state"],
         "FAILED"
     );
+    // Refused before any attempt, it never had a tracking page (Hadoop's
+    // trackingUI is UNASSIGNED while there is no tracking URL).
+    assert_eq!(
+        get(r, &format!("/ws/v1/cluster/apps/{parent}"))
+            .await
+            .json()["app"]["trackingUI"],
+        "UNASSIGNED"
+    );
     // Malformed submissions.
     let too_large = rm.new_app("bob").await;
     let bad = [
