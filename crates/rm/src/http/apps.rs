@@ -223,11 +223,16 @@ pub(super) async fn attempts(
     AppParam(app): AppParam,
 ) -> Result<Wire<AppAttemptsDto>, ApiError> {
     let snap = fresh(&s, app).await?;
+    // An app the scheduler refused never had an attempt in Hadoop (its
+    // first attempt starts once the scheduler took the app), so none is listed.
+    let app_attempt = if snap.app.report.record.state == AppState::Rejected {
+        Vec::new()
+    } else {
+        vec![AppAttemptDto::current(snap.epoch_origin_ms, &snap.app)]
+    };
     Ok(Wire::ok(
         format,
         "appAttempts",
-        AppAttemptsDto {
-            app_attempt: vec![AppAttemptDto::current(snap.epoch_origin_ms, &snap.app)],
-        },
+        AppAttemptsDto { app_attempt },
     ))
 }

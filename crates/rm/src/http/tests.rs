@@ -417,6 +417,13 @@ async fn submission_outcomes() {
             .json()["app"]["trackingUI"],
         "UNASSIGNED"
     );
+    // Nor any attempt: Hadoop starts the first only once the scheduler took the app.
+    assert_eq!(
+        get(r, &format!("/ws/v1/cluster/apps/{parent}/appattempts"))
+            .await
+            .body,
+        r#"{"appAttempts":null}"#
+    );
     // Malformed submissions.
     let too_large = rm.new_app("bob").await;
     let bad = [
