@@ -6,7 +6,7 @@
 //! write go through the actor, so a client reads its own writes.
 
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use weft_core::{AppState, SubmitError};
 use weft_model::{AppId, AppPriority, QueuePath};
@@ -71,6 +71,7 @@ pub(super) async fn new_application(
 
 pub(super) async fn submit(
     State(s): State<ApiState>,
+    headers: HeaderMap,
     NamedCaller(who): NamedCaller,
     Payload(body): Payload<SubmitApplicationDto>,
 ) -> Result<Response, ApiError> {
@@ -87,7 +88,10 @@ pub(super) async fn submit(
         Ok(_) | Err(RmError::Submit(SubmitError::Placement(_) | SubmitError::Queue { .. })) => {
             Ok((
                 StatusCode::ACCEPTED,
-                [(header::LOCATION, app_location(app))],
+                [(
+                    header::LOCATION,
+                    app_location(app, headers.get(header::HOST)),
+                )],
             )
                 .into_response())
         }

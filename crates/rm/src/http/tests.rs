@@ -360,12 +360,43 @@ async fn new_application_needs_a_user() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn submission_location_is_absolute() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    // With a Host header, the absolute URL Hadoop gives (scripts fetch it
+    // as is); a Host that is not a plain authority is not echoed.
+    for (host, location) in [
+        (
+            "rm.example:8088",
+            "http://rm.example:8088/ws/v1/cluster/apps/",
+        ),
+        ("bad host/x", "/ws/v1/cluster/apps/"),
+        ("me:pw@rm:8088", "/ws/v1/cluster/apps/"),
+    ] {
+        let id = rm.new_app("alice").await;
+        let a = call(
+            r,
+            Method::POST,
+            "/ws/v1/cluster/apps?user.name=alice",
+            Some("application/json"),
+            &json!({"application-id": id, "queue": "a"}).to_string(),
+            &[("host", host)],
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+        assert_eq!(a.headers["location"], format!("{location}{id}"), "{host}");
+    }
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn submission_outcomes() {
     let rm = Rm::new();
     let r = &rm.router;
     let app = rm.new_app("alice").await;
     let ok = rm.submit_to("alice", &app, "a").await;
     assert_eq!(ok.status, StatusCode::ACCEPTED);
+    // Without a Host header there is only the path to give.
     assert_eq!(ok.headers["location"], format!("/ws/v1/cluster/apps/{app}"));
     assert_eq!(ok.body, "");
     // The same id again.
