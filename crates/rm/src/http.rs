@@ -126,36 +126,46 @@ pub fn router(state: ApiState) -> Router {
         .route("/ws/v1/am/{app}/register", post(am::register))
         .route("/ws/v1/am/{app}/allocate", post(am::allocate))
         .route("/ws/v1/am/{app}/finish", post(am::finish));
-    let rest = Router::new()
-        .route("/ws/v1/cluster", get(cluster::info))
-        .route("/ws/v1/cluster/info", get(cluster::info))
-        .route("/ws/v1/cluster/metrics", get(cluster::metrics))
-        .route("/ws/v1/cluster/scheduler", get(cluster::scheduler))
-        .route("/ws/v1/cluster/nodes", get(cluster::nodes))
-        .route("/ws/v1/cluster/nodes/{node}", get(cluster::node))
-        .route(
+    // Hadoop's REST paths (Jersey) also answer with a trailing slash, and
+    // scripts use it (`/ws/v1/cluster/apps/?states=RUNNING`), so each is
+    // routed both ways.
+    let cluster_routes = [
+        ("/ws/v1/cluster", get(cluster::info)),
+        ("/ws/v1/cluster/info", get(cluster::info)),
+        ("/ws/v1/cluster/metrics", get(cluster::metrics)),
+        ("/ws/v1/cluster/scheduler", get(cluster::scheduler)),
+        ("/ws/v1/cluster/nodes", get(cluster::nodes)),
+        ("/ws/v1/cluster/nodes/{node}", get(cluster::node)),
+        (
             "/ws/v1/cluster/refresh-queues",
             post(cluster::refresh_queues),
-        )
-        .route("/ws/v1/cluster/apps", get(apps::list).post(apps::submit))
-        .route(
+        ),
+        ("/ws/v1/cluster/apps", get(apps::list).post(apps::submit)),
+        (
             "/ws/v1/cluster/apps/new-application",
             post(apps::new_application),
-        )
-        .route("/ws/v1/cluster/apps/{app}", get(apps::get_app))
-        .route(
+        ),
+        ("/ws/v1/cluster/apps/{app}", get(apps::get_app)),
+        (
             "/ws/v1/cluster/apps/{app}/state",
             get(apps::get_state).put(apps::put_state),
-        )
-        .route(
+        ),
+        (
             "/ws/v1/cluster/apps/{app}/queue",
             get(apps::get_queue).put(apps::put_queue),
-        )
-        .route(
+        ),
+        (
             "/ws/v1/cluster/apps/{app}/priority",
             get(apps::get_priority).put(apps::put_priority),
-        )
-        .route("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts))
+        ),
+        ("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts)),
+    ];
+    let rest = cluster_routes
+        .into_iter()
+        .fold(Router::new(), |r, (path, methods)| {
+            r.route(&format!("{path}/"), methods.clone())
+                .route(path, methods)
+        })
         .route("/metrics", get(cluster::prometheus))
         .layer(middleware::from_fn(negotiate_errors));
     protocols

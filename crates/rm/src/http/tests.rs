@@ -1636,3 +1636,38 @@ async fn a_missing_body_is_called_missing_whatever_the_content_type() {
     .assert_eq(&rendered);
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn paths_answer_with_a_trailing_slash_too() {
+    // As Hadoop's do: scripts write `/ws/v1/cluster/apps/?states=RUNNING`.
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.submit("alice", "a").await;
+    let list = get(r, "/ws/v1/cluster/apps/?states=ACCEPTED").await;
+    assert_eq!(
+        list.json()["apps"]["app"][0]["id"],
+        app.as_str(),
+        "{}",
+        list.body
+    );
+    for uri in [
+        "/ws/v1/cluster/".to_owned(),
+        "/ws/v1/cluster/info/".to_owned(),
+        "/ws/v1/cluster/metrics/".to_owned(),
+        "/ws/v1/cluster/scheduler/".to_owned(),
+        "/ws/v1/cluster/nodes/".to_owned(),
+        format!("/ws/v1/cluster/apps/{app}/"),
+        format!("/ws/v1/cluster/apps/{app}/state/"),
+        format!("/ws/v1/cluster/apps/{app}/appattempts/"),
+    ] {
+        assert_eq!(get(r, &uri).await.status, StatusCode::OK, "{uri}");
+    }
+    let killed = put(
+        r,
+        &format!("/ws/v1/cluster/apps/{app}/state/?user.name=alice"),
+        json!({"state": "KILLED"}),
+    )
+    .await;
+    assert_eq!(killed.body, r#"{"state":"KILLED"}"#);
+    rm.stop().await;
+}
