@@ -354,8 +354,73 @@ fn time_range(
 }
 
 impl AppsQuery {
-    /// Checks every parameter, naming the first bad one.
+    /// The query from the query string's pairs, read as Hadoop's JAX-RS
+    /// resource reads them: the list parameters (`states`,
+    /// `applicationTypes`, `applicationTags`, `deSelects`) may be repeated
+    /// and their values add up (`states=RUNNING&states=ACCEPTED`, each value
+    /// itself comma-separated); any other parameter takes its first value;
+    /// parameters it does not know (`user.name`, ...) are ignored.
+    pub fn from_pairs(pairs: &[(String, String)]) -> AppsQuery {
+        let mut q = AppsQuery::default();
+        for (key, value) in pairs {
+            let list = match key.as_str() {
+                "states" => &mut q.states,
+                "applicationTypes" => &mut q.application_types,
+                "applicationTags" => &mut q.application_tags,
+                "deSelects" => &mut q.de_selects,
+                _ => {
+                    let single = match key.as_str() {
+                        "state" => &mut q.state,
+                        "finalStatus" => &mut q.final_status,
+                        "user" => &mut q.user,
+                        "queue" => &mut q.queue,
+                        "name" => &mut q.name,
+                        "limit" => &mut q.limit,
+                        "startedTimeBegin" => &mut q.started_time_begin,
+                        "startedTimeEnd" => &mut q.started_time_end,
+                        "finishedTimeBegin" => &mut q.finished_time_begin,
+                        "finishedTimeEnd" => &mut q.finished_time_end,
+                        _ => continue,
+                    };
+                    single.get_or_insert_with(|| value.clone());
+                    continue;
+                }
+            };
+            match list {
+                Some(text) => {
+                    text.push(',');
+                    text.push_str(value);
+                }
+                None => *list = Some(value.clone()),
+            }
+        }
+        q
+    }
+
+    /// Checks every parameter, naming the first bad one. A parameter given
+    /// empty (`limit=`) counts as not given, as Hadoop reads it.
     pub fn to_filter(&self) -> Result<AppFilter, InvalidField> {
+        let given = |p: &Option<String>| p.clone().filter(|v| !v.trim().is_empty());
+        let q = AppsQuery {
+            states: given(&self.states),
+            state: given(&self.state),
+            final_status: given(&self.final_status),
+            user: given(&self.user),
+            queue: given(&self.queue),
+            name: given(&self.name),
+            limit: given(&self.limit),
+            started_time_begin: given(&self.started_time_begin),
+            started_time_end: given(&self.started_time_end),
+            finished_time_begin: given(&self.finished_time_begin),
+            finished_time_end: given(&self.finished_time_end),
+            application_types: given(&self.application_types),
+            application_tags: given(&self.application_tags),
+            de_selects: given(&self.de_selects),
+        };
+        q.checked()
+    }
+
+    fn checked(&self) -> Result<AppFilter, InvalidField> {
         let mut states = BTreeSet::new();
         for (param, text) in [("states", &self.states), ("state", &self.state)] {
             if let Some(text) = text {
@@ -880,6 +945,40 @@ mod tests {
         assert_eq!(f.limit, Some(2));
         assert_eq!(f.queue.unwrap().as_str(), "root.eng");
         assert!(f.types.contains("MAPREDUCE"));
+    }
+
+    #[test]
+    fn list_parameters_add_up_and_others_take_their_first_value() {
+        let pairs: Vec<(String, String)> = [
+            ("states", "RUNNING"),
+            ("user.name", "alice"),
+            ("states", "accepted,FINISHED"),
+            ("applicationTypes", "spark"),
+            ("applicationTypes", "MAPREDUCE"),
+            ("user", "bob"),
+            ("user", "carol"),
+            ("limit", ""),
+            ("finalStatus", ""),
+            ("startedTimeBegin", " "),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let f = AppsQuery::from_pairs(&pairs).to_filter().unwrap();
+        assert_eq!(
+            f.states.iter().cloned().collect::<Vec<_>>(),
+            vec!["ACCEPTED", "FINISHED", "RUNNING"]
+        );
+        assert_eq!(
+            f.types.iter().cloned().collect::<Vec<_>>(),
+            vec!["MAPREDUCE", "SPARK"]
+        );
+        assert_eq!(f.user.as_deref(), Some("bob"));
+        // Given empty: not given.
+        assert_eq!(
+            (f.limit, f.final_status, f.started),
+            (None, None, (0, u64::MAX))
+        );
     }
 
     #[test]

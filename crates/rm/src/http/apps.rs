@@ -30,9 +30,9 @@ async fn fresh(s: &ApiState, app: AppId) -> Result<AppSnapshot, ApiError> {
 pub(super) async fn list(
     State(s): State<ApiState>,
     format: Format,
-    Params(q): Params<AppsQuery>,
+    Params(pairs): Params<Vec<(String, String)>>,
 ) -> Result<Wire<AppsDto>, ApiError> {
-    let filter = q.to_filter()?;
+    let filter = AppsQuery::from_pairs(&pairs).to_filter()?;
     let view = s.rm().view();
     Ok(Wire::ok(
         format,

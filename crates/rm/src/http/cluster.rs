@@ -7,7 +7,6 @@
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
-use serde::Deserialize;
 
 use crate::dto::cluster::{
     ClusterInfoDto, ClusterMetricsDto, NODE_STATES, NodeDto, NodesDto, RefreshQueuesDto,
@@ -42,18 +41,16 @@ pub(super) async fn scheduler(State(s): State<ApiState>, format: Format) -> Wire
     Wire::ok(format, "scheduler", SchedulerDto::from_view(&view, &reload))
 }
 
-#[derive(Deserialize)]
-pub(super) struct NodesQuery {
-    states: Option<String>,
-}
-
 pub(super) async fn nodes(
     State(s): State<ApiState>,
     format: Format,
-    Params(q): Params<NodesQuery>,
+    Params(pairs): Params<Vec<(String, String)>>,
 ) -> Result<Wire<NodesDto>, ApiError> {
+    // Hadoop's `states` is one string parameter: a repeated one counts by
+    // its first value, as JAX-RS reads it, rather than being refused.
+    let states = pairs.iter().find(|(k, _)| k == "states").map(|(_, v)| v);
     let mut wanted = Vec::new();
-    if let Some(states) = &q.states {
+    if let Some(states) = states {
         for st in states.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let upper = st.to_ascii_uppercase();
             if !NODE_STATES.contains(&upper.as_str()) {
