@@ -264,8 +264,11 @@ pub const APP_STATES: &[&str] = &[
 /// YARN's final statuses, the values a `finalStatus` filter may name.
 pub const FINAL_STATUSES: &[&str] = &["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
 
-/// The fields `deSelects` may name (Hadoop's spelling, typo included).
+/// The fields `deSelects` may name, matched ignoring case as Hadoop's
+/// `DeSelectFields` matches them: its own `resourceRequests`, and the
+/// `resouceRequests` (sic) its documentation tells clients to send.
 pub const DESELECTABLE: &[&str] = &[
+    "resourceRequests",
     "resouceRequests",
     "timeouts",
     "appNodeLabelExpression",
@@ -473,7 +476,7 @@ impl AppsQuery {
         };
         if let Some(d) = &self.de_selects {
             for field in comma_list(d) {
-                if !DESELECTABLE.contains(&field) {
+                if !DESELECTABLE.iter().any(|d| d.eq_ignore_ascii_case(field)) {
                     return Err(InvalidField::new(
                         "deSelects",
                         format!(
@@ -934,7 +937,7 @@ mod tests {
             ("limit", "2"),
             ("queue", "eng"),
             ("applicationTypes", "mapreduce"),
-            ("deSelects", "resouceRequests"),
+            ("deSelects", "resouceRequests,ResourceRequests,TIMEOUTS"),
         ])
         .to_filter()
         .unwrap();
