@@ -710,11 +710,17 @@ impl SubmitApplicationDto {
                 .clone()
                 .filter(|n| !n.is_empty())
                 .unwrap_or_else(|| "N/A".to_owned()),
+            // Hadoop's RM cuts a type to its first 20 characters
+            // (`APPLICATION_TYPE_LENGTH`), so that is what reports show and
+            // `applicationTypes=` filters match.
             app_type: self
                 .application_type
-                .clone()
+                .as_deref()
                 .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| "YARN".to_owned()),
+                .map_or_else(
+                    || "YARN".to_owned(),
+                    |t| t.chars().take(MAX_APP_TYPE_LENGTH).collect(),
+                ),
             tags,
         };
         let extra = AppExtra {
@@ -728,6 +734,9 @@ impl SubmitApplicationDto {
         Ok((submission, extra))
     }
 }
+
+/// Longest application type kept (Hadoop's `APPLICATION_TYPE_LENGTH`).
+pub const MAX_APP_TYPE_LENGTH: usize = 20;
 
 /// Most tags an app may have (Hadoop's `YarnConfiguration.APPLICATION_MAX_TAGS`).
 pub const MAX_APP_TAGS: usize = 10;
@@ -1010,6 +1019,16 @@ mod tests {
         assert_eq!(sub.am_resource, None);
         assert_eq!(sub.tags, vec!["a", "b"]);
         assert!(extra.unmanaged);
+
+        // A type is cut to 20 characters, as Hadoop's RM cuts it.
+        let dto: SubmitApplicationDto = serde_json::from_str(
+            r#"{"application-id":"application_5_0004","application-type":"a-type-of-twenty-five-ch"}"#,
+        )
+        .unwrap();
+        let (sub, _) = dto
+            .to_submission("bob", vec![], Resource::new(1024, 1))
+            .unwrap();
+        assert_eq!(sub.app_type, "a-type-of-twenty-fiv");
 
         // Ignored, so any whole number will do, as in Hadoop (-1: the default).
         let dto: SubmitApplicationDto = serde_json::from_str(
