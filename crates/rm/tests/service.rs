@@ -326,7 +326,7 @@ async fn yarn_style_commands() {
                  n1:8041	        RUNNING	          n1:8042	                           1
     "#]]
     .assert_eq(&nodes);
-    // No node in these states: an empty list, which the RM writes as null.
+    // No node in these states: an empty list.
     let lost = cli::node_list(&mut alice, &["LOST".to_owned()], false)
         .await
         .unwrap();

@@ -106,17 +106,7 @@ pub fn encode<T: Serialize>(
             out.extend_from_slice(b"{\"");
             out.extend_from_slice(root.as_bytes());
             out.extend_from_slice(b"\":");
-            let start = out.len();
             serde_json::to_writer(&mut out, value).map_err(|e| e.to_string())?;
-            // Hadoop's JSON (Jersey's natural notation) writes an element
-            // with nothing in it as null: an empty list is `{"apps":null}`,
-            // and scripts written against it test `json["apps"] is None`
-            // before reading `["app"]`, so `{}` would send them on to a
-            // missing key.
-            if out[start..] == *b"{}" {
-                out.truncate(start);
-                out.extend_from_slice(b"null");
-            }
             out.push(b'}');
             Ok((out, "application/json"))
         }

@@ -453,7 +453,7 @@ async fn submission_outcomes() {
         get(r, &format!("/ws/v1/cluster/apps/{parent}/appattempts"))
             .await
             .body,
-        r#"{"appAttempts":null}"#
+        r#"{"appAttempts":{}}"#
     );
     // Malformed submissions.
     let too_large = rm.new_app("bob").await;
@@ -509,7 +509,7 @@ async fn rest_submission_can_be_disabled() {
 async fn app_reports_and_filters() {
     let rm = Rm::new();
     let r = &rm.router;
-    assert_eq!(get(r, "/ws/v1/cluster/apps").await.body, r#"{"apps":null}"#);
+    assert_eq!(get(r, "/ws/v1/cluster/apps").await.body, r#"{"apps":{}}"#);
     rm.register("h1:8041", 8192, 8).await;
     let a1 = rm.running("alice", "a", "h1:8041", 0).await;
     let a2 = rm.submit("bob", "b").await;
@@ -1016,7 +1016,7 @@ async fn nodes() {
     );
     assert_eq!(
         get(r, "/ws/v1/cluster/nodes?states=LOST").await.body,
-        r#"{"nodes":null}"#
+        r#"{"nodes":{}}"#
     );
     // XML has an empty element, as Hadoop's.
     assert!(
@@ -1036,7 +1036,7 @@ async fn nodes() {
         get(r, "/ws/v1/cluster/nodes?states=LOST&states=RUNNING")
             .await
             .body,
-        r#"{"nodes":null}"#
+        r#"{"nodes":{}}"#
     );
     assert_eq!(
         get(r, "/ws/v1/cluster/nodes?states=GONE").await.error(),
@@ -1628,7 +1628,7 @@ async fn only_issued_application_ids_are_submitted() {
     "#]]
     .assert_eq(&rendered);
     // Nothing was recorded, and ids keep coming in order.
-    assert_eq!(get(r, "/ws/v1/cluster/apps").await.body, r#"{"apps":null}"#);
+    assert_eq!(get(r, "/ws/v1/cluster/apps").await.body, r#"{"apps":{}}"#);
     assert_eq!(rm.new_app("bob").await, "application_1700000000000_0002");
     assert_eq!(
         rm.submit_to("bob", &issued, "b").await.status,
