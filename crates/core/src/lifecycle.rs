@@ -366,6 +366,8 @@ impl ResourceManager {
                 memory_mb_seconds: 0,
                 vcore_seconds: 0,
                 preempted_containers: 0,
+                preempted_am_containers: 0,
+                preempted_resource: Resource::ZERO,
                 handle: Some(h),
             },
         );
@@ -412,6 +414,8 @@ impl ResourceManager {
                 memory_mb_seconds: 0,
                 vcore_seconds: 0,
                 preempted_containers: 0,
+                preempted_am_containers: 0,
+                preempted_resource: Resource::ZERO,
                 handle: None,
             },
         );

@@ -310,8 +310,17 @@ impl ResourceManager {
                     for_app: t.for_app,
                 });
                 if let Some(c) = self.find_container(&t.container) {
+                    let (is_am, resource) = {
+                        let container = self.container(c);
+                        (container.is_am, container.resource)
+                    };
                     if let Some(record) = self.apps.get_mut(&t.app) {
-                        record.preempted_containers += 1;
+                        if is_am {
+                            record.preempted_am_containers += 1;
+                        } else {
+                            record.preempted_containers += 1;
+                        }
+                        record.preempted_resource += resource;
                     }
                     self.end_container(
                         now,

@@ -145,8 +145,14 @@ pub struct AppRecord {
     pub memory_mb_seconds: u64,
     /// Vcore × seconds used by ended containers.
     pub vcore_seconds: u64,
-    /// Containers taken back by preemption.
+    /// Containers other than the AM's taken back by preemption (YARN's
+    /// `numNonAMContainerPreempted`).
     pub preempted_containers: u64,
+    /// AM containers taken back by preemption (`numAMContainerPreempted`).
+    pub preempted_am_containers: u64,
+    /// What every preempted container held, added up
+    /// (`preemptedResourceMB` and `preemptedResourceVCores`).
+    pub preempted_resource: Resource,
     /// Tree handle while the app is in the tree.
     pub(crate) handle: Option<AppHandle>,
 }

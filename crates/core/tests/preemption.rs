@@ -155,6 +155,17 @@ fn seed_003_with_preemption_supertool_takes_its_min_share_back() {
     // One kill freed room for supertool's AM, fifteen more its tasks.
     assert_eq!(run.kills, 16, "kills are bounded");
     assert_converged(&run);
+    // Each app's record counts what was taken from it (the REST report's
+    // numNonAMContainerPreempted, numAMContainerPreempted and
+    // preemptedResourceMB / VCores): 16 task containers of 1 GB, no AM.
+    let (mut tasks, mut ams, mut resource) = (0, 0, weft_model::Resource::ZERO);
+    for r in run.scenario.rm().app_reports() {
+        tasks += r.record.preempted_containers;
+        ams += r.record.preempted_am_containers;
+        resource += r.record.preempted_resource;
+    }
+    assert_eq!((tasks, ams), (16, 0));
+    assert_eq!(resource, weft_model::Resource::new(16 * 1024, 16));
 }
 
 #[test]

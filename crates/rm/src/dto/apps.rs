@@ -96,15 +96,15 @@ pub struct AppDto {
     pub queue_usage_percentage: f64,
     /// Allocated memory as a percentage of the cluster.
     pub cluster_usage_percentage: f64,
-    /// Always 0 (not tracked).
+    /// Memory of every container preemption took from the app, added up.
     #[serde(rename = "preemptedResourceMB")]
     pub preempted_resource_mb: u64,
-    /// Always 0 (not tracked).
+    /// Vcores of every container preemption took from the app, added up.
     pub preempted_resource_v_cores: u64,
-    /// Containers taken back by preemption.
+    /// Containers other than the AM's taken back by preemption.
     #[serde(rename = "numNonAMContainerPreempted")]
     pub num_non_am_container_preempted: u64,
-    /// Always 0 (not tracked separately).
+    /// AM containers taken back by preemption.
     #[serde(rename = "numAMContainerPreempted")]
     pub num_am_container_preempted: u64,
     /// `DISABLED`.
@@ -234,10 +234,10 @@ impl AppDto {
             vcore_seconds: rec.vcore_seconds,
             queue_usage_percentage: percent(r.allocated.memory_mb(), queue_fair),
             cluster_usage_percentage: percent(r.allocated.memory_mb(), cluster_mb),
-            preempted_resource_mb: 0,
-            preempted_resource_v_cores: 0,
+            preempted_resource_mb: rec.preempted_resource.memory_mb(),
+            preempted_resource_v_cores: rec.preempted_resource.vcores(),
             num_non_am_container_preempted: rec.preempted_containers,
-            num_am_container_preempted: 0,
+            num_am_container_preempted: rec.preempted_am_containers,
             log_aggregation_status: "DISABLED".to_owned(),
             unmanaged_application: extra.unmanaged,
             app_node_label_expression: String::new(),
