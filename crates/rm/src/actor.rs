@@ -978,9 +978,6 @@ impl Actor {
             Reply::Allocate(Err(e)) => return Err(e.into()),
             _ => return Err(RmError::Unexpected { what: "allocate" }),
         };
-        if let Some(p) = &reply.preemption {
-            self.metrics.preemption_warned(p.containers.len());
-        }
         if !self.node_diagnostics.is_empty() {
             for c in &mut reply.completed {
                 if let Some(words) = self.node_diagnostics.remove(&c.container) {
@@ -1250,6 +1247,9 @@ impl Actor {
                         tracing::info!(queue = %q, "empty dynamic queue removed");
                     }
                 }
+                // Counted from the core's event, once per container: an
+                // allocate answer repeats every warning still in force.
+                Event::PreemptionWarned { .. } => self.metrics.preemption_warned(),
                 Event::PlacementFailed { app, error } => {
                     tracing::info!(app = %app, error = %error, "placement failed");
                 }

@@ -110,7 +110,7 @@ pub mod names {
     pub const UPDATE_DURATION: &str = "weft_scheduler_update_duration_seconds";
     /// Counter: containers allocated (label `locality`).
     pub const ALLOCATIONS: &str = "weft_scheduler_allocations_total";
-    /// Counter: containers named in preemption warnings.
+    /// Counter: containers warned of preemption (each once, however often the warning is repeated).
     pub const PREEMPTION_WARNINGS: &str = "weft_scheduler_preemption_warnings_total";
     /// Counter: containers killed by preemption.
     pub const PREEMPTION_KILLS: &str = "weft_scheduler_preemption_kills_total";
@@ -324,7 +324,7 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
     (
         names::PREEMPTION_WARNINGS,
         Some(Unit::Count),
-        "Containers named in preemption warnings to application masters.",
+        "Containers whose application master was warned that preemption will take them back, each counted once.",
     ),
     (
         names::PREEMPTION_KILLS,
@@ -582,8 +582,8 @@ impl SchedulerMetrics {
         self.for_queue_and_ancestors(queue, |q| q.preempted.increment(1));
     }
 
-    pub(crate) fn preemption_warned(&self, n_containers: usize) {
-        self.preemption_warnings.increment(n_containers as u64);
+    pub(crate) fn preemption_warned(&self) {
+        self.preemption_warnings.increment(1);
     }
 
     pub(crate) fn update_took(&self, d: Duration) {

@@ -1692,3 +1692,78 @@ async fn paths_answer_with_a_trailing_slash_too() {
     assert_eq!(killed.body, r#"{"state":"KILLED"}"#);
     rm.stop().await;
 }
+
+/// The value of the one series `series` (name and labels as rendered) in
+/// Prometheus text, or `None` when it is not exported.
+fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|l| {
+        let value = l.strip_prefix(series)?.strip_prefix(' ')?;
+        Some(value.parse().unwrap_or_else(|e| panic!("{l:?}: {e}")))
+    })
+}
+
+/// An RM whose queue `b` starves after a second below its fair share and
+/// takes containers back from `a`, with a minute between warning and kill.
+fn preempting_rm() -> Rm {
+    const ALLOC: &str = r#"<allocations>
+  <queue name="a"/>
+  <queue name="b">
+    <fairSharePreemptionThreshold>1.0</fairSharePreemptionThreshold>
+    <fairSharePreemptionTimeout>1</fairSharePreemptionTimeout>
+  </queue>
+  <queuePlacementPolicy><rule name="specified" create="false"/><rule name="reject"/></queuePlacementPolicy>
+</allocations>"#;
+    let site = testing::site(&[
+        ("yarn.scheduler.fair.preemption", "true"),
+        ("yarn.scheduler.fair.waitTimeBeforeKill", "60000"),
+    ]);
+    let config = crate::config::RmConfig::from_texts(&site, ALLOC).unwrap();
+    let service = Service::start(
+        config,
+        crate::clock::Clock::with_epoch_origin(testing::EPOCH),
+    )
+    .unwrap();
+    let router = service.router();
+    Rm { service, router }
+}
+
+/// `a`'s app fills a 4 GB node; `b`'s app then starves until preemption
+/// warns. Answers the two apps and the node's next responseId.
+async fn starve_b(rm: &Rm) -> (String, String, u64) {
+    rm.register("h1:8041", 4096, 4).await;
+    let greedy = rm.running("alice", "a", "h1:8041", 0).await;
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 3}]});
+    assert_eq!(rm.allocate(&greedy, ask).await.status, StatusCode::OK);
+    for id in 1..=3 {
+        rm.heartbeat("h1:8041", id, json!([])).await;
+    }
+    let starved = rm.submit("bob", "b").await;
+    // Past the update pass and the starvation timeout.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    (greedy, starved, 4)
+}
+
+#[tokio::test(start_paused = true)]
+async fn preemption_warnings_count_each_container_once() {
+    let rm = preempting_rm();
+    let (greedy, _, _) = starve_b(&rm).await;
+    // Hadoop's PreemptionMessage repeats the warned containers in every
+    // allocate answer until they go: a counter of warnings must not count
+    // the same container again on every call.
+    let mut warned = 0;
+    for id in 1..=4 {
+        let a = rm.allocate(&greedy, json!({"responseId": id})).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        warned = a.json()["preemption"]["containers"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert!(warned > 0, "no preemption warning: {}", a.body);
+    }
+    let text = get(&rm.router, "/metrics").await.body;
+    assert_eq!(
+        metric(&text, "weft_scheduler_preemption_warnings_total"),
+        Some(warned as f64),
+        "{text}"
+    );
+    rm.stop().await;
+}
