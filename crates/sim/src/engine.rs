@@ -370,9 +370,15 @@ impl<'s> Engine<'s> {
             .map(|(_, s)| s.name.as_str())
             .take(5)
             .collect();
+        // Name the likelier cause: a cluster left with no node at all (every
+        // node lost or decommissioned) cannot run anything, whatever is asked.
+        let why = if self.rm.tree().cluster_capacity() == Resource::ZERO {
+            "the cluster has no nodes left (all lost or decommissioned)"
+        } else {
+            "they probably ask for more than any node or queue can give"
+        };
         self.stalled = Some(format!(
-            "no task ran and nothing was allocated for {} while {} app(s) remained (e.g. {}); \
-             they probably ask for more than any node or queue can give",
+            "no task ran and nothing was allocated for {} while {} app(s) remained (e.g. {}); {why}",
             self.options.stall_timeout,
             self.apps.len() - self.apps_ended,
             stuck.join(", ")
@@ -1569,5 +1575,30 @@ mod tests {
         }
         assert_eq!(by_name("huge").first_task, None);
         assert_eq!(by_name("small").outcome, crate::report::Outcome::Finished);
+    }
+
+    #[test]
+    fn a_cluster_with_no_nodes_left_is_named_as_the_stall_s_cause() {
+        let sc = load(
+            r#"
+            [[nodes]]
+            count = 2
+            capacity = "8192 mb, 8 vcores"
+            [[apps]]
+            name = "orphan"
+            at = "0s"
+            tasks = [ { count = 4, duration = "10m" } ]
+            [[events]]
+            at = "30s"
+            action = "lose-nodes"
+            count = 2
+            "#,
+        );
+        let report = simulate(&sc, SimOptions::default()).unwrap();
+        let stalled = report.stalled.as_deref().expect("the run stalls");
+        assert!(
+            stalled.ends_with("the cluster has no nodes left (all lost or decommissioned)"),
+            "{stalled}"
+        );
     }
 }
