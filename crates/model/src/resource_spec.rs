@@ -176,6 +176,9 @@ fn parse_new_style(text: &str, kind: SpecKind) -> Result<ResourceSpec, String> {
             let amount = value.parse::<u64>().map_err(|_| {
                 format!("{value:?} for {name} is not a whole number (units are not allowed in name=value form)")
             })?;
+            if amount > MAX_AMOUNT {
+                return Err(too_large(value, name));
+            }
             absolute[ty.index()] = Some(amount);
             saw_absolute = true;
         }
@@ -260,6 +263,10 @@ fn parse_old_absolute(text: &str) -> Result<Resource, String> {
         if slot.is_some() {
             return Err(format!("{unit} is given more than once"));
         }
+        // `as` would saturate a value past 2^63 instead of refusing it.
+        if value.trunc() >= MAX_AMOUNT as f64 {
+            return Err(too_large(&value.trunc().to_string(), &unit));
+        }
         *slot = Some(value.trunc() as u64);
     }
     match (memory, vcores) {
@@ -267,6 +274,15 @@ fn parse_old_absolute(text: &str) -> Result<Resource, String> {
         (None, _) => Err("both memory (mb) and vcores are required; memory is missing".to_owned()),
         (_, None) => Err("both memory (mb) and vcores are required; vcores is missing".to_owned()),
     }
+}
+
+/// The largest amount taken: Java's `long`, as Hadoop parses amounts into
+/// one. Larger values would also reach `u64::MAX`, which here means
+/// "unbounded", and turn a typo into no limit at all.
+const MAX_AMOUNT: u64 = i64::MAX as u64;
+
+fn too_large(value: &str, unit: &str) -> String {
+    format!("{value} {unit} is too large (at most {MAX_AMOUNT})")
 }
 
 /// Splits `12 mb, 3 vcores` (or `12%memory,3% cpu` when `percent`) into
@@ -441,6 +457,23 @@ mod tests {
         let e = err("lots of memory", SpecKind::Max);
         expect_contains(&e, "\"lots of memory\"");
         expect_contains(&err("", SpecKind::Max), "empty");
+    }
+
+    #[test]
+    fn amounts_past_a_java_long_are_refused_not_made_unbounded() {
+        // Saturating would have made a typo mean "no limit" (u64::MAX).
+        expect_contains(
+            &err("99999999999999999999 mb, 1 vcores", SpecKind::Min),
+            "100000000000000000000 mb is too large (at most 9223372036854775807)",
+        );
+        expect_contains(
+            &err("memory-mb=18446744073709551615", SpecKind::Max),
+            "18446744073709551615 memory-mb is too large",
+        );
+        assert_eq!(
+            abs("memory-mb=9223372036854775807, vcores=1"),
+            Resource::new(9_223_372_036_854_775_807, 1)
+        );
     }
 
     fn expect_contains(haystack: &str, needle: &str) {
