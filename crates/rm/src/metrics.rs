@@ -24,9 +24,11 @@ use weft_model::{QueuePath, Resource};
 
 use crate::view::View;
 
-/// Gauges not set for this long disappear (the queues of removed dynamic
-/// queues); the actor sets every live gauge far more often.
-const GAUGE_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Counters and gauges not touched for this long disappear: the series of
+/// removed dynamic queues, which would otherwise pile up as user queues come
+/// and go. The actor touches every live series at each publish (at least
+/// every few seconds), so only the dead ones ever reach it.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Latency buckets in seconds, from 50 µs to 2.5 s.
 const LATENCY_BUCKETS: &[f64] = &[
@@ -354,10 +356,16 @@ static METADATA: Metadata<'static> =
 impl Metrics {
     /// A fresh registry with every metric described.
     pub fn new() -> Metrics {
+        Metrics::with_idle_timeout(IDLE_TIMEOUT)
+    }
+
+    /// A fresh registry whose untouched series go after `idle` (tests
+    /// shorten it: the exporter measures it on the real clock).
+    pub(crate) fn with_idle_timeout(idle: Duration) -> Metrics {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), LATENCY_BUCKETS)
             .expect("the latency buckets are a valid, non-empty list")
-            .idle_timeout(MetricKindMask::GAUGE, Some(GAUGE_IDLE_TIMEOUT))
+            .idle_timeout(MetricKindMask::GAUGE | MetricKindMask::COUNTER, Some(idle))
             .build_recorder();
         for (name, unit, help) in QUEUE_DESCRIPTIONS.iter().chain(OTHER_DESCRIPTIONS) {
             let key = KeyName::from_const_str(name);
@@ -402,6 +410,14 @@ impl Metrics {
     /// Drains recorded histogram samples into their buckets; run every few seconds.
     pub fn run_upkeep(&self) {
         self.handle.run_upkeep();
+    }
+
+    /// Marks the reloader's series as alive: they change only on a reload,
+    /// which may not happen for months.
+    fn keep_alive(&self) {
+        self.reload_success.increment(0);
+        self.reload_failure.increment(0);
+        self.reload_last_success.increment(0.0);
     }
 
     fn counter(&self, name: &'static str, labels: Vec<Label>) -> Counter {
@@ -590,8 +606,18 @@ impl SchedulerMetrics {
         self.update_duration.record(d.as_secs_f64());
     }
 
-    /// Sets every gauge from a freshly built view, and forgets queues that no longer exist.
+    /// Sets every gauge from a freshly built view, forgets queues that no
+    /// longer exist, and touches every counter still alive (adding 0), so
+    /// that only the series of removed queues reach the idle timeout.
     pub(crate) fn publish(&mut self, view: &View) {
+        self.metrics.keep_alive();
+        for c in self.allocations.iter().chain([
+            &self.preemption_warnings,
+            &self.preemption_kills,
+            &self.apps_rejected,
+        ]) {
+            c.increment(0);
+        }
         let c = &view.cluster;
         let node_counts = [
             c.nodes_running,
@@ -634,6 +660,17 @@ impl SchedulerMetrics {
         let live: std::collections::BTreeSet<&QueuePath> =
             view.queues.iter().map(|q| &q.tree.path).collect();
         self.queues.retain(|p, _| live.contains(p));
+        for q in self.queues.values() {
+            for c in [
+                &q.submitted,
+                &q.completed,
+                &q.killed,
+                &q.failed,
+                &q.preempted,
+            ] {
+                c.increment(0);
+            }
+        }
         for q in &view.queues {
             let t = &q.tree;
             let m = &self.metrics;
@@ -676,6 +713,75 @@ impl SchedulerMetrics {
             for (g, v) in qm.gauges.iter().zip(values) {
                 g.set(v);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use weft_core::ResourceManager;
+    use weft_model::Time;
+
+    use super::*;
+    use crate::config::RmConfig;
+    use crate::testing;
+
+    fn value(text: &str, series: &str) -> Option<f64> {
+        text.lines().find_map(|l| {
+            let v = l.strip_prefix(series)?.strip_prefix(' ')?;
+            Some(v.parse().unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        })
+    }
+
+    /// The test configuration's queues (`root`, `root.a`, ...), as the actor publishes them.
+    fn view() -> View {
+        let config = RmConfig::from_texts(&testing::site(&[]), testing::ALLOC).unwrap();
+        let core = ResourceManager::new(config.alloc.config.clone(), config.core, Time::ZERO);
+        View::build(&core, &BTreeMap::new(), 1, Time::ZERO, 0)
+    }
+
+    #[test]
+    fn a_removed_queues_series_go_and_every_live_series_stays() {
+        let idle = Duration::from_millis(300);
+        let metrics = Arc::new(Metrics::with_idle_timeout(idle));
+        // As at startup: the reloader counts the first load.
+        metrics.reload_success.increment(1);
+        metrics.reload_last_success.set(1_700_000_000.0);
+        let mut sched = SchedulerMetrics::new(metrics.clone());
+        let live: QueuePath = "root.a".parse().unwrap();
+        let gone: QueuePath = "root.users.bob".parse().unwrap();
+        sched.app_submitted(&live);
+        sched.app_submitted(&gone);
+        sched.app_ended(&gone, AppState::Killed);
+        let view = view();
+        sched.publish(&view);
+        let before = metrics.render();
+        let bob = r#"weft_queue_apps_killed_total{queue="root.users.bob"}"#;
+        assert_eq!(value(&before, bob), Some(1.0), "{before}");
+
+        // A dynamic queue that came and went must not stay in every scrape
+        // for ever (user queues come and go without bound); what is still
+        // there must stay however long nobody changes it.
+        std::thread::sleep(idle * 2);
+        sched.publish(&view);
+        let after = metrics.render();
+        assert!(!after.contains("root.users.bob"), "{after}");
+        for (series, v) in [
+            (r#"weft_queue_apps_submitted_total{queue="root.a"}"#, 1.0),
+            (r#"weft_queue_apps_submitted_total{queue="root"}"#, 2.0),
+            (r#"weft_queue_apps_killed_total{queue="root"}"#, 1.0),
+            (r#"weft_queue_allocated_memory_bytes{queue="root.a"}"#, 0.0),
+            (r#"weft_alloc_file_reloads_total{outcome="success"}"#, 1.0),
+            (r#"weft_alloc_file_reloads_total{outcome="failure"}"#, 0.0),
+            (
+                "weft_alloc_file_last_success_timestamp_seconds",
+                1_700_000_000.0,
+            ),
+            ("weft_scheduler_apps_rejected_total", 0.0),
+            ("weft_scheduler_preemption_kills_total", 0.0),
+            (r#"weft_cluster_nodes{state="lost"}"#, 0.0),
+        ] {
+            assert_eq!(value(&after, series), Some(v), "{series} in\n{after}");
         }
     }
 }
