@@ -236,9 +236,20 @@ pub struct AppSnapshot {
 pub struct RmHandle {
     tx: mpsc::Sender<Command>,
     views: watch::Receiver<Arc<View>>,
+    clock: Clock,
 }
 
 impl RmHandle {
+    /// The core's time now (not the snapshot's), for ages measured at a scrape.
+    pub(crate) fn now(&self) -> Time {
+        self.clock.now()
+    }
+
+    /// Commands waiting for the scheduler.
+    pub(crate) fn queued_commands(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+
     /// The latest published views.
     pub fn view(&self) -> Arc<View> {
         self.views.borrow().clone()
@@ -522,6 +533,7 @@ pub(crate) fn spawn(
     let handle = RmHandle {
         tx,
         views: actor.views.subscribe(),
+        clock: actor.clock,
     };
     let task = tokio::spawn(actor.run(shutdown));
     (handle, task)

@@ -19,8 +19,8 @@ use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 use metrics_util::MetricKindMask;
-use weft_core::{AppState, Locality};
-use weft_model::{QueuePath, Resource};
+use weft_core::{AppState, Locality, NodeState};
+use weft_model::{QueuePath, Resource, Time};
 
 use crate::view::View;
 
@@ -118,6 +118,12 @@ pub mod names {
     pub const PREEMPTION_KILLS: &str = "weft_scheduler_preemption_kills_total";
     /// Counter: submissions refused (placement, ACL, size).
     pub const APPS_REJECTED: &str = "weft_scheduler_apps_rejected_total";
+    /// Gauge: real time since the published snapshot was built, at the scrape.
+    pub const SNAPSHOT_AGE: &str = "weft_scheduler_snapshot_age_seconds";
+    /// Gauge: commands waiting for the scheduler, at the scrape.
+    pub const QUEUED_COMMANDS: &str = "weft_scheduler_queued_commands";
+    /// Gauge: the longest time since a running node's last heartbeat, at the scrape.
+    pub const HEARTBEAT_MAX_AGE: &str = "weft_cluster_node_heartbeat_max_age_seconds";
     /// Counter: allocation-file loads (label `outcome`: `success` or `failure`).
     pub const RELOADS: &str = "weft_alloc_file_reloads_total";
     /// Gauge: when the configuration in force was loaded (seconds since the epoch).
@@ -128,6 +134,10 @@ pub mod names {
 pub struct Metrics {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
+    /// Set at each scrape (`observe_scrape`).
+    snapshot_age: Gauge,
+    queued_commands: Gauge,
+    heartbeat_max_age: Gauge,
     /// Heartbeat latency, recorded by the heartbeat route.
     pub(crate) heartbeat_duration: Histogram,
     /// Allocate latency, recorded by the allocate route.
@@ -339,6 +349,21 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
         "Submissions refused by placement, an ACL or a size limit.",
     ),
     (
+        names::SNAPSHOT_AGE,
+        Some(Unit::Seconds),
+        "Time since the scheduler last published its snapshot (gauges, lists), measured at the scrape; it grows without bound if the scheduler stalls.",
+    ),
+    (
+        names::QUEUED_COMMANDS,
+        Some(Unit::Count),
+        "Requests (heartbeats, allocate calls, submissions) waiting for the scheduler, at the scrape.",
+    ),
+    (
+        names::HEARTBEAT_MAX_AGE,
+        Some(Unit::Seconds),
+        "The longest time since a running node's last heartbeat, measured at the scrape; 0 with no running node.",
+    ),
+    (
         names::RELOADS,
         Some(Unit::Count),
         "Allocation file loads, by outcome.",
@@ -348,6 +373,13 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
         Some(Unit::Seconds),
         "When the allocation file in force was loaded.",
     ),
+];
+
+/// The histograms; every other name without `_total` is a gauge.
+const HISTOGRAMS: &[&str] = &[
+    names::HEARTBEAT_DURATION,
+    names::ALLOCATE_DURATION,
+    names::UPDATE_DURATION,
 ];
 
 static METADATA: Metadata<'static> =
@@ -372,7 +404,7 @@ impl Metrics {
             let help = SharedString::const_str(help);
             if name.ends_with("_total") {
                 recorder.describe_counter(key, *unit, help);
-            } else if name.ends_with("_seconds") && *name != names::RELOAD_LAST_SUCCESS {
+            } else if HISTOGRAMS.contains(name) {
                 recorder.describe_histogram(key, *unit, help);
             } else {
                 recorder.describe_gauge(key, *unit, help);
@@ -391,7 +423,11 @@ impl Metrics {
             &Key::from_static_name(names::RELOAD_LAST_SUCCESS),
             &METADATA,
         );
+        let gauge = |name| recorder.register_gauge(&Key::from_static_name(name), &METADATA);
         Metrics {
+            snapshot_age: gauge(names::SNAPSHOT_AGE),
+            queued_commands: gauge(names::QUEUED_COMMANDS),
+            heartbeat_max_age: gauge(names::HEARTBEAT_MAX_AGE),
             recorder,
             handle,
             heartbeat_duration,
@@ -407,17 +443,42 @@ impl Metrics {
         self.handle.render()
     }
 
+    /// Sets the gauges measured at a scrape from the latest snapshot and the
+    /// time `now`: they must move even when the scheduler does not.
+    pub(crate) fn observe_scrape(&self, view: &View, now: Time, queued_commands: usize) {
+        let secs = |d: weft_model::Duration| d.as_millis() as f64 / 1000.0;
+        self.snapshot_age.set(secs(now.since(view.now)));
+        self.queued_commands.set(queued_commands as f64);
+        let oldest = view
+            .nodes
+            .iter()
+            .filter(|n| n.state == NodeState::Running)
+            .map(|n| now.since(n.last_heartbeat))
+            .max()
+            .unwrap_or(weft_model::Duration::ZERO);
+        self.heartbeat_max_age.set(secs(oldest));
+    }
+
     /// Drains recorded histogram samples into their buckets; run every few seconds.
     pub fn run_upkeep(&self) {
         self.handle.run_upkeep();
     }
 
-    /// Marks the reloader's series as alive: they change only on a reload,
-    /// which may not happen for months.
+    /// Marks the series the actor does not set as alive: the reloader's
+    /// change only on a reload, which may not happen for months, and the
+    /// scrape's only when Prometheus calls (once its handle's series has
+    /// idled out, setting it would no longer show).
     fn keep_alive(&self) {
         self.reload_success.increment(0);
         self.reload_failure.increment(0);
-        self.reload_last_success.increment(0.0);
+        for g in [
+            &self.reload_last_success,
+            &self.snapshot_age,
+            &self.queued_commands,
+            &self.heartbeat_max_age,
+        ] {
+            g.increment(0.0);
+        }
     }
 
     fn counter(&self, name: &'static str, labels: Vec<Label>) -> Counter {
@@ -720,7 +781,6 @@ impl SchedulerMetrics {
 #[cfg(test)]
 mod tests {
     use weft_core::ResourceManager;
-    use weft_model::Time;
 
     use super::*;
     use crate::config::RmConfig;
@@ -778,6 +838,7 @@ mod tests {
                 1_700_000_000.0,
             ),
             ("weft_scheduler_apps_rejected_total", 0.0),
+            ("weft_scheduler_snapshot_age_seconds", 0.0),
             ("weft_scheduler_preemption_kills_total", 0.0),
             (r#"weft_cluster_nodes{state="lost"}"#, 0.0),
         ] {

@@ -114,6 +114,11 @@ pub(super) async fn refresh_queues(
 }
 
 pub(super) async fn prometheus(State(s): State<ApiState>) -> impl IntoResponse {
+    // Ages are measured now, not when the snapshot was built, so that a
+    // scheduler which stopped publishing shows as ever older.
+    let rm = s.rm();
+    s.0.metrics
+        .observe_scrape(&rm.view(), rm.now(), rm.queued_commands());
     (
         [(
             header::CONTENT_TYPE,

@@ -1767,3 +1767,36 @@ async fn preemption_warnings_count_each_container_once() {
     );
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn scheduler_lag_and_node_heartbeat_age() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    rm.register("h1:8041", 8192, 8).await;
+    rm.register("h2:8041", 8192, 8).await;
+    rm.heartbeat("h1:8041", 0, json!([])).await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    rm.heartbeat("h2:8041", 0, json!([])).await;
+    let text = get(r, "/metrics").await.body;
+    // h1 has been silent for 3 s, h2 has just heartbeated: the oldest counts.
+    assert_eq!(
+        metric(&text, "weft_cluster_node_heartbeat_max_age_seconds"),
+        Some(3.0),
+        "{text}"
+    );
+    // The snapshot was just rebuilt, and nothing waits for the scheduler.
+    assert_eq!(
+        metric(&text, "weft_scheduler_snapshot_age_seconds"),
+        Some(0.0)
+    );
+    assert_eq!(metric(&text, "weft_scheduler_queued_commands"), Some(0.0));
+    // The ages are measured at the scrape: a scheduler that stops
+    // publishing shows an ever older snapshot, not a frozen figure.
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let text = get(r, "/metrics").await.body;
+    let age = metric(&text, "weft_cluster_node_heartbeat_max_age_seconds").unwrap();
+    assert_eq!(age, 4.5, "{text}");
+    let snapshot = metric(&text, "weft_scheduler_snapshot_age_seconds").unwrap();
+    assert!((0.0..=1.5).contains(&snapshot), "{snapshot}");
+    rm.stop().await;
+}
