@@ -1728,8 +1728,8 @@ fn preempting_rm() -> Rm {
 }
 
 /// `a`'s app fills a 4 GB node; `b`'s app then starves until preemption
-/// warns. Answers the two apps and the node's next responseId.
-async fn starve_b(rm: &Rm) -> (String, String, u64) {
+/// warns. Answers `a`'s app, whose AM has made one allocate call.
+async fn starve_b(rm: &Rm) -> String {
     rm.register("h1:8041", 4096, 4).await;
     let greedy = rm.running("alice", "a", "h1:8041", 0).await;
     let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 3}]});
@@ -1737,16 +1737,16 @@ async fn starve_b(rm: &Rm) -> (String, String, u64) {
     for id in 1..=3 {
         rm.heartbeat("h1:8041", id, json!([])).await;
     }
-    let starved = rm.submit("bob", "b").await;
+    rm.submit("bob", "b").await;
     // Past the update pass and the starvation timeout.
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    (greedy, starved, 4)
+    greedy
 }
 
 #[tokio::test(start_paused = true)]
 async fn preemption_warnings_count_each_container_once() {
     let rm = preempting_rm();
-    let (greedy, _, _) = starve_b(&rm).await;
+    let greedy = starve_b(&rm).await;
     // Hadoop's PreemptionMessage repeats the warned containers in every
     // allocate answer until they go: a counter of warnings must not count
     // the same container again on every call.
@@ -1798,5 +1798,38 @@ async fn scheduler_lag_and_node_heartbeat_age() {
     assert_eq!(age, 4.5, "{text}");
     let snapshot = metric(&text, "weft_scheduler_snapshot_age_seconds").unwrap();
     assert!((0.0..=1.5).contains(&snapshot), "{snapshot}");
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn preemption_kills_are_counted_for_the_victims_queue() {
+    let rm = preempting_rm();
+    let greedy = starve_b(&rm).await;
+    let warned =
+        rm.allocate(&greedy, json!({"responseId": 1})).await.json()["preemption"]["containers"]
+            .as_array()
+            .map_or(0, Vec::len) as f64;
+    assert!(warned > 0.0);
+    // The AM gives nothing back: at the deadline the warned containers go.
+    tokio::time::sleep(std::time::Duration::from_secs(61)).await;
+    let text = get(&rm.router, "/metrics").await.body;
+    for (series, v) in [
+        ("weft_scheduler_preemption_warnings_total", warned),
+        ("weft_scheduler_preemption_kills_total", warned),
+        (
+            r#"weft_queue_containers_preempted_total{queue="root.a"}"#,
+            warned,
+        ),
+        (
+            r#"weft_queue_containers_preempted_total{queue="root"}"#,
+            warned,
+        ),
+        (
+            r#"weft_queue_containers_preempted_total{queue="root.b"}"#,
+            0.0,
+        ),
+    ] {
+        assert_eq!(metric(&text, series), Some(v), "{series} in\n{text}");
+    }
     rm.stop().await;
 }
