@@ -41,7 +41,7 @@ use weft_rm::token::ContainerToken;
 
 use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
 use crate::config::{MemoryEnforcement, NmConfig, NmConfigError, identity};
-use crate::dto::{ContainerDto, LaunchContext, NodeInfoDto};
+use crate::dto::{ContainerDto, EXIT_CODE_INVALID, LaunchContext, NodeInfoDto};
 use crate::launch::{self, ContainerDirs, LAUNCH_FAILED, Launch};
 use crate::memory::{KILLED_EXCEEDED_PMEM, ProcessTable, over_limit_diagnostic};
 
@@ -262,6 +262,9 @@ impl NodeManager {
             exits_tx,
             commands_tx: tx,
             config,
+            started_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
         };
         let agent_task = tokio::spawn(agent.run(commands, exits, stop_rx.clone()));
         let mut server_stop = stop_rx;
@@ -396,6 +399,8 @@ struct Agent {
     exits_tx: mpsc::UnboundedSender<Exit>,
     /// For the agent's own timers (escalating a stop).
     commands_tx: mpsc::Sender<Command>,
+    /// When the agent started, in milliseconds since the epoch (Hadoop's `nmStartupTime`).
+    started_ms: u64,
 }
 
 impl Agent {
@@ -494,7 +499,15 @@ impl Agent {
             rack: self.config.rack.clone(),
             total_pmem_allocated_containers_mb: self.config.capability.memory_mb(),
             total_v_cores_allocated_containers: self.config.capability.vcores(),
-            nm_version: env!("CARGO_PKG_VERSION").to_owned(),
+            node_manager_version: env!("CARGO_PKG_VERSION").to_owned(),
+            nm_startup_time: self.started_ms,
+            // No health checker runs: a node that answers is healthy.
+            node_healthy: true,
+            health_report: String::new(),
+            // Physical memory is always enforced (cgroups or polling);
+            // virtual memory never is.
+            pmem_check_enabled: true,
+            vmem_check_enabled: false,
             resource_manager: self.config.rm.clone(),
             registered: self.session.registered,
             memory_enforcement: if self.cgroups.is_some() {
@@ -508,9 +521,9 @@ impl Agent {
 
     fn dto(&self, c: &Container) -> ContainerDto {
         let (exit_code, pid) = match c.state {
-            State::Complete { exit_status } => (Some(exit_status), None),
-            State::Running { pid } => (None, Some(pid)),
-            State::Allocated => (None, None),
+            State::Complete { exit_status } => (exit_status, None),
+            State::Running { pid } => (EXIT_CODE_INVALID, Some(pid)),
+            State::Allocated => (EXIT_CODE_INVALID, None),
         };
         ContainerDto {
             id: c.id.to_string(),

@@ -678,7 +678,11 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
             let path = format!("/ws/v1/node/containers/{container}");
             match client.get::<ContainerBody>(&path).await {
                 Ok(body) if body.container.state == "COMPLETE" => {
-                    let exit = body.container.exit_code.unwrap_or(ABORTED);
+                    // A node that forgot the code (none exited) reports INVALID.
+                    let exit = match body.container.exit_code {
+                        crate::dto::EXIT_CODE_INVALID => ABORTED,
+                        code => code,
+                    };
                     self.completed(container, exit, body.container.diagnostics);
                 }
                 Ok(_) => {}

@@ -153,11 +153,22 @@ pub struct NodeInfoDto {
     /// Its rack.
     pub rack: String,
     /// Memory offered to containers (MB).
+    #[serde(rename = "totalPmemAllocatedContainersMB")]
     pub total_pmem_allocated_containers_mb: u64,
     /// Vcores offered to containers.
     pub total_v_cores_allocated_containers: u64,
-    /// Weft's version.
-    pub nm_version: String,
+    /// Weft's version (Hadoop's field name).
+    pub node_manager_version: String,
+    /// When the agent started (ms since the epoch).
+    pub nm_startup_time: u64,
+    /// Always true: Weft runs no health checker.
+    pub node_healthy: bool,
+    /// Always empty: Weft runs no health checker.
+    pub health_report: String,
+    /// True: physical memory is enforced (`memoryEnforcement` says how).
+    pub pmem_check_enabled: bool,
+    /// False: virtual memory is not limited.
+    pub vmem_check_enabled: bool,
     /// Weft's addition: the RM reported to.
     pub resource_manager: String,
     /// Weft's addition: whether the RM has accepted the node's registration.
@@ -176,6 +187,14 @@ pub struct NodeInfoBody {
     pub node_info: NodeInfoDto,
 }
 
+/// Hadoop's `ContainerExitStatus.INVALID`: the exit code of a container
+/// that has not exited.
+pub const EXIT_CODE_INVALID: i32 = -1000;
+
+fn exit_code_invalid() -> i32 {
+    EXIT_CODE_INVALID
+}
+
 /// One container as the node sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -187,9 +206,10 @@ pub struct ContainerDto {
     /// `ALLOCATED` (not started yet), `RUNNING`, `KILLING` or `COMPLETE`.
     pub state: String,
     /// The exit status once complete (YARN's negative codes when the node or
-    /// the RM ended it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
+    /// the RM ended it); until then `EXIT_CODE_INVALID`, as Hadoop writes it
+    /// (the field is always there, always a number).
+    #[serde(default = "exit_code_invalid")]
+    pub exit_code: i32,
     /// Why it ended, or what went wrong.
     pub diagnostics: String,
     /// Memory it may use (MB).
@@ -204,7 +224,11 @@ pub struct ContainerDto {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
     /// Weft's addition: resident memory at the last sample (MB).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "memoryUsedMB",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub memory_used_mb: Option<u64>,
     /// The node.
     pub node_id: String,
@@ -322,6 +346,87 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&errors);
+    }
+
+    fn keys(v: &impl Serialize) -> Vec<String> {
+        match serde_json::to_value(v).unwrap() {
+            Value::Object(m) => m.keys().cloned().collect(),
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn field_names_are_hadoops_with_mb_in_capitals() {
+        let c = ContainerDto {
+            id: "container_1_0001_01_000002".to_owned(),
+            app_id: "application_1_0001".to_owned(),
+            state: "RUNNING".to_owned(),
+            exit_code: EXIT_CODE_INVALID,
+            diagnostics: String::new(),
+            total_memory_needed_mb: 1024,
+            total_v_cores_needed: 1,
+            is_am: false,
+            pid: Some(42),
+            memory_used_mb: Some(12),
+            node_id: "h1:8041".to_owned(),
+            container_logs_link: String::new(),
+        };
+        expect_test::expect![[r#"
+            [
+                "appId",
+                "containerLogsLink",
+                "diagnostics",
+                "exitCode",
+                "id",
+                "isAM",
+                "memoryUsedMB",
+                "nodeId",
+                "pid",
+                "state",
+                "totalMemoryNeededMB",
+                "totalVCoresNeeded",
+            ]
+        "#]]
+        .assert_debug_eq(&keys(&c));
+        let info = NodeInfoDto {
+            id: "h1:8041".to_owned(),
+            node_host_name: "h1".to_owned(),
+            node_http_address: "h1:8042".to_owned(),
+            rack: "/r1".to_owned(),
+            total_pmem_allocated_containers_mb: 8192,
+            total_v_cores_allocated_containers: 8,
+            node_manager_version: "0.1.0".to_owned(),
+            nm_startup_time: 1,
+            node_healthy: true,
+            health_report: String::new(),
+            pmem_check_enabled: true,
+            vmem_check_enabled: false,
+            resource_manager: "http://rm:8088".to_owned(),
+            registered: true,
+            memory_enforcement: "rss-polling".to_owned(),
+            num_containers: 0,
+        };
+        expect_test::expect![[r#"
+            [
+                "healthReport",
+                "id",
+                "memoryEnforcement",
+                "nmStartupTime",
+                "nodeHealthy",
+                "nodeHostName",
+                "nodeHttpAddress",
+                "nodeManagerVersion",
+                "numContainers",
+                "pmemCheckEnabled",
+                "rack",
+                "registered",
+                "resourceManager",
+                "totalPmemAllocatedContainersMB",
+                "totalVCoresAllocatedContainers",
+                "vmemCheckEnabled",
+            ]
+        "#]]
+        .assert_debug_eq(&keys(&info));
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //! stops it when the app is killed; a node starts a container only for a
 //! caller with the container's token from the AM's allocate answer, once; after an RM restart with its state
 //! store, the node re-registers with its running containers, they keep
-//! running, and the app finishes.
+//! running, and the app finishes; and the node's API answers in Hadoop's
+//! shapes (names, `exitCode` always a number, `{"containers":{}}`) and
+//! refuses bodies that are not JSON.
 //!
 //! Everything waits by polling with generous deadlines, so a loaded
 //! two-core machine only makes the tests slower.
@@ -636,7 +638,7 @@ async fn a_container_over_its_memory_limit_is_killed_with_the_figures() {
     })
     .await;
     let c = n1.handle().container(container).await.unwrap();
-    assert_eq!((c.state.as_str(), c.exit_code), ("COMPLETE", Some(-104)));
+    assert_eq!((c.state.as_str(), c.exit_code), ("COMPLETE", -104));
     n1.stop().await;
     rm.shutdown().await;
 }
@@ -708,7 +710,7 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
     })
     .await;
     let c = n1.handle().container(am).await.unwrap();
-    assert_eq!(c.exit_code, Some(-107), "{c:?}");
+    assert_eq!(c.exit_code, -107, "{c:?}");
     n1.stop().await;
     rm.shutdown().await;
 }
@@ -888,4 +890,118 @@ impl RunningShell {
             _ => unreachable!(),
         }
     }
+}
+
+/// The raw body of `GET path` on a node, and its status.
+async fn node_get(node: &mut RmClient, path: &str) -> (u16, String) {
+    let a = node.request(Method::GET, path, None).await.unwrap();
+    (
+        a.status.as_u16(),
+        String::from_utf8_lossy(&a.body).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_node_api_answers_in_hadoops_shapes() {
+    let dir = test_dir("shapes");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let mut node = RmClient::new(&format!("http://{}", n1.http_address()), None).unwrap();
+    // An empty list is an empty wrapper, as the RM writes {"apps":{}}.
+    assert_eq!(
+        node_get(&mut node, "/ws/v1/node/containers").await,
+        (200, r#"{"containers":{}}"#.to_owned())
+    );
+    // Hadoop's names and types for what a Weft node has.
+    for path in ["/ws/v1/node", "/ws/v1/node/info"] {
+        let (status, body) = node_get(&mut node, path).await;
+        assert_eq!(status, 200, "{body}");
+        let info = &serde_json::from_str::<Value>(&body).unwrap()["nodeInfo"];
+        assert_eq!(info["id"], json!(n1.node_id().to_string()));
+        assert_eq!(info["nodeManagerVersion"], json!(env!("CARGO_PKG_VERSION")));
+        assert_eq!(info["nodeHealthy"], json!(true));
+        assert_eq!(info["healthReport"], json!(""));
+        assert_eq!(info["pmemCheckEnabled"], json!(true));
+        assert_eq!(info["vmemCheckEnabled"], json!(false));
+        assert_eq!(info["totalPmemAllocatedContainersMB"], json!(512));
+        assert_eq!(info["totalVCoresAllocatedContainers"], json!(4));
+        assert!(
+            info["nmStartupTime"].as_u64().unwrap() > 1_600_000_000_000,
+            "{info}"
+        );
+    }
+
+    // A container allocated here and not started yet.
+    let mut am = rm.client();
+    let app = new_application(&mut am).await;
+    let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
+    let answer = am
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(serde_json::to_vec(&submission).unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202);
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/register"),
+            Some(&json!({})),
+        )
+        .await
+        .unwrap();
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/allocate"),
+            Some(&ask),
+        )
+        .await
+        .unwrap();
+    wait_until("the node to hear of a container", || async {
+        !n1.handle().containers().await.is_empty()
+    })
+    .await;
+    let id = n1.handle().containers().await[0].id.clone();
+    let (status, body) = node_get(&mut node, &format!("/ws/v1/node/containers/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let c = &serde_json::from_str::<Value>(&body).unwrap()["container"];
+    // Hadoop writes exitCode always, ContainerExitStatus.INVALID (-1000)
+    // until the container has exited.
+    assert_eq!(c["exitCode"], json!(-1000), "{c}");
+    assert_eq!(c["state"], json!("ALLOCATED"));
+    assert_eq!(
+        (
+            c["totalMemoryNeededMB"].as_u64(),
+            c["totalVCoresNeeded"].as_u64()
+        ),
+        (Some(64), Some(1))
+    );
+    let (_, body) = node_get(&mut node, "/ws/v1/node/containers").await;
+    let list = &serde_json::from_str::<Value>(&body).unwrap()["containers"]["container"];
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{body}");
+    assert_eq!(list[0]["exitCode"], json!(-1000));
+
+    // The node takes only JSON bodies: XML, however nested, is refused
+    // before anything else is looked at, as is JSON nested past serde's limit.
+    let start = format!("/ws/v1/node/containers/{id}/start");
+    let deep_xml = format!("{}x{}", "<a>".repeat(100_000), "</a>".repeat(100_000));
+    let deep_json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    for body in [deep_xml, deep_json] {
+        let a = node
+            .request(Method::POST, &start, Some(body.into_bytes()))
+            .await
+            .unwrap();
+        assert_eq!(
+            a.status.as_u16(),
+            400,
+            "{}",
+            String::from_utf8_lossy(&a.body)
+        );
+    }
+    n1.stop().await;
+    rm.shutdown().await;
 }
