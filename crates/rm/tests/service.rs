@@ -643,6 +643,9 @@ async fn metrics_pass_promtool() {
         "weft_scheduler_update_duration_seconds",
         "weft_scheduler_preemption_kills_total",
         "weft_alloc_file_reloads_total",
+        "weft_scheduler_snapshot_age_seconds",
+        "weft_scheduler_queued_commands",
+        "weft_cluster_node_heartbeat_max_age_seconds",
     ] {
         assert!(text.contains(&format!("# TYPE {name} ")), "no {name}");
     }
