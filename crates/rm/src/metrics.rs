@@ -27,8 +27,11 @@ use crate::view::View;
 /// Counters and gauges not touched for this long disappear: the series of
 /// removed dynamic queues, which would otherwise pile up as user queues come
 /// and go. The actor touches every live series at each publish (at least
-/// every few seconds), so only the dead ones ever reach it.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// every few seconds), so only the dead ones ever reach it. Long, because a
+/// live series that idles out is never shown again (its handle keeps
+/// counting where nobody reads): only a scheduler stalled this long loses
+/// them, and `weft_scheduler_snapshot_age_seconds` says so long before.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 /// Latency buckets in seconds, from 50 µs to 2.5 s.
 const LATENCY_BUCKETS: &[f64] = &[
