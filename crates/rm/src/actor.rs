@@ -29,7 +29,7 @@ use tokio::time::Instant;
 use weft_core::{
     AllocateError, AllocateRequest, AppError, AppState, Event, FinalStatus, Input, MoveError,
     NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, RegisterReply, Reply,
-    ResourceManager, SubmitError, SubmitReply, exit_status,
+    ResourceManager, SubmitError, SubmitReply,
 };
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
@@ -1163,6 +1163,10 @@ impl Actor {
             return;
         }
         let at = self.clock.epoch_ms(now);
+        // Kills are counted from the core's word that preemption ended the
+        // container (its completion follows in the same batch), not from
+        // the exit status, which a node may report on its own.
+        let mut preempted: Vec<ContainerId> = Vec::new();
         for e in events {
             if let Some(log) = &mut self.event_log {
                 log.write(at, e);
@@ -1211,7 +1215,8 @@ impl Actor {
                     ..
                 } => {
                     self.owed_tokens.ended(*container);
-                    if *exit_status == exit_status::PREEMPTED {
+                    if let Some(i) = preempted.iter().position(|c| c == container) {
+                        preempted.swap_remove(i);
                         self.metrics.container_preempted(queue);
                     }
                     tracing::debug!(container = %container, exit_status, "container completed");
@@ -1262,6 +1267,7 @@ impl Actor {
                 // Counted from the core's event, once per container: an
                 // allocate answer repeats every warning still in force.
                 Event::PreemptionWarned { .. } => self.metrics.preemption_warned(),
+                Event::PreemptionKilled { container, .. } => preempted.push(*container),
                 Event::PlacementFailed { app, error } => {
                     tracing::info!(app = %app, error = %error, "placement failed");
                 }

@@ -1833,3 +1833,32 @@ async fn preemption_kills_are_counted_for_the_victims_queue() {
     }
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
+    let rm = Rm::new();
+    rm.register("h1:8041", 4096, 4).await;
+    let app = rm.running("alice", "a", "h1:8041", 0).await;
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 1}]});
+    assert_eq!(rm.allocate(&app, ask).await.status, StatusCode::OK);
+    rm.heartbeat("h1:8041", 1, json!([])).await;
+    let got = rm.allocate(&app, json!({"responseId": 1})).await.json();
+    let container = got["allocated"][0]["containerId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no container: {got}"))
+        .to_owned();
+    // The node says -102 (preempted) although the RM never preempted it.
+    rm.heartbeat(
+        "h1:8041",
+        2,
+        json!([{"containerId": container, "state": "COMPLETE", "exitStatus": -102}]),
+    )
+    .await;
+    let text = get(&rm.router, "/metrics").await.body;
+    assert_eq!(
+        metric(&text, "weft_scheduler_preemption_kills_total"),
+        Some(0.0),
+        "{text}"
+    );
+    rm.stop().await;
+}
