@@ -150,12 +150,27 @@ fn request(app: AppId) -> AllocateRequest {
     }
 }
 
+/// Asks for `n` containers of 1 GB and 1 vcore anywhere, at priority 1.
+fn ask_gigabytes(rm: &mut ResourceManager, app: AppId, n: u32) -> Output {
+    allocate(
+        rm,
+        AllocateRequest {
+            asks: vec![ask_anywhere(1, Resource::new(1024, 1), n)],
+            ..request(app)
+        },
+    )
+}
+
+fn settings(props: &[(&str, &str)]) -> CoreSettings {
+    let props: Vec<(String, String)> = props
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    weft_test_support::scenario::settings_from(&props).expect("valid settings")
+}
+
 fn assign_multiple() -> CoreSettings {
-    weft_test_support::scenario::settings_from(&[(
-        "yarn.scheduler.fair.assignmultiple".to_owned(),
-        "true".to_owned(),
-    )])
-    .unwrap()
+    settings(&[("yarn.scheduler.fair.assignmultiple", "true")])
 }
 
 /// An allocate call listing the same container twice used to end it twice:
@@ -165,13 +180,7 @@ fn hostile_release_listing_a_container_twice() {
     let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
     register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
     let app = running_app(&mut rm);
-    allocate(
-        &mut rm,
-        AllocateRequest {
-            asks: vec![ask_anywhere(1, Resource::new(1024, 1), 2)],
-            ..request(app)
-        },
-    );
+    ask_gigabytes(&mut rm, app, 2);
     heartbeat(&mut rm, "n1");
     let held = rm.app_containers(app);
     assert_eq!(held.len(), 2);
@@ -208,13 +217,7 @@ fn hostile_release_of_the_am_container_with_others() {
     );
     heartbeat(&mut rm, "n1");
     rm.handle(Time::ZERO, Input::AmRegistered { app });
-    allocate(
-        &mut rm,
-        AllocateRequest {
-            asks: vec![ask_anywhere(1, Resource::new(1024, 1), 2)],
-            ..request(app)
-        },
-    );
+    ask_gigabytes(&mut rm, app, 2);
     heartbeat(&mut rm, "n1");
     let held: Vec<ContainerId> = rm.app_containers(app).into_iter().map(|c| c.0).collect();
     assert_eq!(held.len(), 3, "the AM and two more");
@@ -322,13 +325,7 @@ fn hostile_recovered_container_numbers_the_rm_never_issues() {
     let stopped: Vec<ContainerId> = reply.containers_to_stop.iter().map(|s| s.0).collect();
     assert_eq!(stopped, bad);
     // The app's own numbering goes on from the largest it holds.
-    allocate(
-        &mut rm,
-        AllocateRequest {
-            asks: vec![ask_anywhere(1, Resource::new(1024, 1), 1)],
-            ..request(app)
-        },
-    );
+    ask_gigabytes(&mut rm, app, 1);
     heartbeat(&mut rm, "n1");
     assert!(
         rm.app_containers(app)
@@ -366,13 +363,7 @@ fn hostile_submission_with_an_id_at_the_end_of_the_range() {
     );
     // Every app is still found by its containers' ids: allocate, release, complete.
     for app in &ids {
-        allocate(
-            &mut rm,
-            AllocateRequest {
-                asks: vec![ask_anywhere(1, Resource::new(1024, 1), 1)],
-                ..request(*app)
-            },
-        );
+        ask_gigabytes(&mut rm, *app, 1);
     }
     for _ in &ids {
         heartbeat(&mut rm, "n1");
@@ -582,14 +573,10 @@ fn a_recovered_container_the_rm_books_on_another_node_is_stopped() {
 /// AM: it never counts as demand. It is now refused, saying why.
 #[test]
 fn hostile_ask_that_normalises_to_nothing_is_refused() {
-    let props: Vec<(String, String)> = [
+    let settings = settings(&[
         ("yarn.scheduler.minimum-allocation-mb", "0"),
         ("yarn.scheduler.minimum-allocation-vcores", "0"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let settings = weft_test_support::scenario::settings_from(&props).expect("valid settings");
+    ]);
     let mut rm = ResourceManager::new(Default::default(), settings, Time::ZERO);
     register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
     let app = running_app(&mut rm);
