@@ -305,6 +305,31 @@ async fn new_application(client: &mut RmClient) -> String {
     client.new_application().await.unwrap().application_id
 }
 
+/// Submits an app to queue `a` whose AM the caller plays (unmanaged), and
+/// registers that AM; answers the app's id.
+async fn unmanaged_app_in_a(am: &mut RmClient) -> String {
+    let app = new_application(am).await;
+    let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
+    let answer = am
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(serde_json::to_vec(&submission).unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202);
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/register"),
+            Some(&json!({})),
+        )
+        .await
+        .unwrap();
+    app
+}
+
 /// A queue's demand (as of the last update pass) in the scheduler's report.
 fn queue_demand_mb(report: &Value, queue: &str) -> Option<u64> {
     match report {
@@ -722,25 +747,7 @@ async fn only_the_caller_with_the_container_token_starts_a_container() {
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
     // An unmanaged AM, played by the test.
     let mut am = rm.client();
-    let app = new_application(&mut am).await;
-    let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
-    let answer = am
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(serde_json::to_vec(&submission).unwrap()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(answer.status, 202);
-    let _: Value = am
-        .call(
-            Method::POST,
-            &format!("/ws/v1/am/{app}/register"),
-            Some(&json!({})),
-        )
-        .await
-        .unwrap();
+    let app = unmanaged_app_in_a(&mut am).await;
     let mut body = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
     let deadline = tokio::time::Instant::now() + PATIENCE;
     let allocated = loop {
@@ -933,25 +940,7 @@ async fn the_node_api_answers_in_hadoops_shapes() {
 
     // A container allocated here and not started yet.
     let mut am = rm.client();
-    let app = new_application(&mut am).await;
-    let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
-    let answer = am
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(serde_json::to_vec(&submission).unwrap()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(answer.status, 202);
-    let _: Value = am
-        .call(
-            Method::POST,
-            &format!("/ws/v1/am/{app}/register"),
-            Some(&json!({})),
-        )
-        .await
-        .unwrap();
+    let app = unmanaged_app_in_a(&mut am).await;
     let ask = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
     let _: Value = am
         .call(
