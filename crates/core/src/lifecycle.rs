@@ -809,6 +809,7 @@ impl ResourceManager {
         active.attempt = AttemptId::new(app, active.attempt.attempt + 1);
         active.next_container_seq = 1;
         active.am_registered = false;
+        active.launched = false;
         active.requests.clear();
         // The new attempt's AM hears only about its own containers.
         active.newly_allocated.clear();

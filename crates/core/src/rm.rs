@@ -231,7 +231,8 @@ pub(crate) struct ActiveApp {
     pub(crate) finishing: bool,
     /// Attempts that failed in a way that counts against the app.
     pub(crate) failed_attempts: u32,
-    /// Its first container was allocated (so the record has a launch time).
+    /// Its current attempt has been allocated a container (so the record
+    /// has a launch time); a new attempt starts over.
     pub(crate) launched: bool,
     /// MB × milliseconds of ended containers not yet folded into the record.
     pub(crate) memory_mb_ms: u64,

@@ -29,6 +29,10 @@ pub struct AppReport {
     pub reserved: Resource,
     /// True while held back by a running-app limit.
     pub waiting: bool,
+    /// Its current attempt has been allocated a container: what Hadoop's
+    /// queue metrics count as a running rather than a pending app, and keep
+    /// counting so until the attempt ends, containers or not.
+    pub attempt_launched: bool,
 }
 
 /// One node.
@@ -135,6 +139,7 @@ impl ResourceManager {
                 fair_share: Resource::ZERO,
                 reserved: Resource::ZERO,
                 waiting: false,
+                attempt_launched: false,
             };
         };
         let active = self.active(h);
@@ -155,6 +160,7 @@ impl ResourceManager {
             fair_share: self.tree.app_fair_share(h),
             reserved,
             waiting: !self.tree.app_is_runnable(h),
+            attempt_launched: active.launched,
         }
     }
 

@@ -250,6 +250,75 @@ fn hostile_release_of_the_am_container_with_others() {
     );
 }
 
+/// Hadoop's queue metrics count an attempt as running from its first
+/// container on, whatever it holds later, and a new attempt as pending again
+/// until its AM container: the report says which, for the service's gauges.
+#[test]
+fn an_attempt_counts_as_launched_from_its_first_container_until_it_ends() {
+    let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
+        panic!("no application id");
+    };
+    let app = new.app;
+    rm.handle(
+        Time::ZERO,
+        Input::AppSubmitted(submission(app, Some(Resource::new(1024, 1)))),
+    );
+    assert!(!rm.app_report(app).unwrap().attempt_launched);
+    heartbeat(&mut rm, "n1");
+    assert!(
+        rm.app_report(app).unwrap().attempt_launched,
+        "AM container placed"
+    );
+    let am = ContainerId::new(AttemptId::new(app, 1), 1);
+    rm.handle(Time::ZERO, Input::AmRegistered { app });
+    allocate(
+        &mut rm,
+        AllocateRequest {
+            releases: vec![am],
+            ..request(app)
+        },
+    );
+    let report = rm.app_report(app).unwrap();
+    assert_eq!(report.record.attempt.attempt, 2);
+    assert!(!report.attempt_launched, "the new attempt is pending again");
+    assert!(
+        report.record.launched.is_some(),
+        "the app's launch time stays"
+    );
+    heartbeat(&mut rm, "n1");
+    assert!(rm.app_report(app).unwrap().attempt_launched);
+
+    // An unmanaged AM's app has no AM container: it counts from its first
+    // container, and stays counted after giving every container back.
+    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
+        panic!("no application id");
+    };
+    let unmanaged = new.app;
+    rm.handle(Time::ZERO, Input::AppSubmitted(submission(unmanaged, None)));
+    rm.handle(Time::ZERO, Input::AmRegistered { app: unmanaged });
+    assert!(!rm.app_report(unmanaged).unwrap().attempt_launched);
+    ask_gigabytes(&mut rm, unmanaged, 1);
+    heartbeat(&mut rm, "n1");
+    let held: Vec<ContainerId> = rm
+        .app_containers(unmanaged)
+        .into_iter()
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(held.len(), 1);
+    allocate(
+        &mut rm,
+        AllocateRequest {
+            releases: held,
+            ..request(unmanaged)
+        },
+    );
+    let report = rm.app_report(unmanaged).unwrap();
+    assert_eq!(report.running_containers, 0);
+    assert!(report.attempt_launched);
+}
+
 /// The same at the app's last attempt: the release fails the app, and the
 /// rest of the call used to reach for the app's scheduling state after it
 /// was gone (a panic).

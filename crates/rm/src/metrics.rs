@@ -704,14 +704,16 @@ impl SchedulerMetrics {
         }
         self.containers.set(c.containers as f64);
 
-        // Apps running (holding containers) and pending, per queue and its ancestors.
+        // Apps running and pending as Hadoop's queue metrics count them: an
+        // attempt is running from its first container on, even if it holds
+        // none later (an AM-less unmanaged app between asks).
         let mut running: BTreeMap<QueuePath, (u32, u32)> = BTreeMap::new();
         for app in view.apps.values() {
             let r = &app.report;
             if r.record.state.is_final() {
                 continue;
             }
-            let holds = r.running_containers > 0;
+            let holds = r.attempt_launched;
             for p in r.record.queue.self_and_ancestors() {
                 let e = running.entry(p).or_default();
                 if holds {

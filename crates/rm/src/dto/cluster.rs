@@ -295,7 +295,7 @@ impl SchedulerDto {
         let mut active: BTreeMap<&QueuePath, u32> = BTreeMap::new();
         for a in view.apps.values() {
             let r = &a.report;
-            if !r.record.state.is_final() && !r.waiting && r.running_containers > 0 {
+            if !r.record.state.is_final() && !r.waiting && r.attempt_launched {
                 *active.entry(&r.record.queue).or_default() += 1;
             }
         }
