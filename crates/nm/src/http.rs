@@ -18,6 +18,7 @@ use tokio_util::io::ReaderStream;
 use weft_model::{ContainerId, NodeId};
 use weft_rm::ApiError;
 use weft_rm::http::codec::Params;
+use weft_rm::http::{method_not_allowed, with_trailing_slashes};
 
 use crate::agent::{AgentHandle, StartContainerError};
 use crate::dto::{
@@ -39,19 +40,23 @@ pub struct NodeApi {
 
 /// The node's routes.
 pub fn router(api: NodeApi) -> Router {
-    Router::new()
-        .route("/ws/v1/node", get(info))
-        .route("/ws/v1/node/info", get(info))
-        .route("/ws/v1/node/containers", get(containers))
-        .route("/ws/v1/node/containers/{container}", get(container))
-        .route("/ws/v1/node/containers/{container}/start", post(start))
-        .route("/ws/v1/node/containers/{container}/logs", get(logs))
-        .route(
+    // Like the RM's REST paths, and Hadoop's, each also answers with a
+    // trailing slash.
+    with_trailing_slashes([
+        ("/ws/v1/node", get(info)),
+        ("/ws/v1/node/info", get(info)),
+        ("/ws/v1/node/containers", get(containers)),
+        ("/ws/v1/node/containers/{container}", get(container)),
+        ("/ws/v1/node/containers/{container}/start", post(start)),
+        ("/ws/v1/node/containers/{container}/logs", get(logs)),
+        (
             "/ws/v1/node/containerlogs/{container}/{file}",
             get(log_file),
-        )
-        .fallback(not_found)
-        .with_state(api)
+        ),
+    ])
+    .fallback(not_found)
+    .method_not_allowed_fallback(method_not_allowed)
+    .with_state(api)
 }
 
 fn json(status: StatusCode, body: &impl serde::Serialize) -> Response {

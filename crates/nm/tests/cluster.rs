@@ -973,6 +973,27 @@ async fn the_node_api_answers_in_hadoops_shapes() {
     let list = &serde_json::from_str::<Value>(&body).unwrap()["containers"]["container"];
     assert_eq!(list.as_array().map(Vec::len), Some(1), "{body}");
     assert_eq!(list[0]["exitCode"], json!(-1000));
+    // Every path also answers with a trailing slash, as Hadoop's do.
+    for path in [
+        "/ws/v1/node/".to_owned(),
+        "/ws/v1/node/info/".to_owned(),
+        "/ws/v1/node/containers/".to_owned(),
+        format!("/ws/v1/node/containers/{id}/"),
+    ] {
+        let (status, body) = node_get(&mut node, &path).await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    // A wrong method is a 405 that says so, in Hadoop's error shape.
+    let a = node
+        .request(Method::DELETE, "/ws/v1/node/containers", None)
+        .await
+        .unwrap();
+    let body = String::from_utf8_lossy(&a.body);
+    assert_eq!(a.status.as_u16(), 405, "{body}");
+    assert!(
+        body.contains("DELETE is not allowed on /ws/v1/node/containers"),
+        "{body}"
+    );
 
     // The node takes only JSON bodies: XML, however nested, is refused
     // before anything else is looked at, as is JSON nested past serde's limit.

@@ -24,7 +24,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use metrics::Histogram;
 use weft_model::{AppId, NodeId, Resource};
 use weft_queue_tree::{GroupFile, GroupMapping};
@@ -160,12 +160,7 @@ pub fn router(state: ApiState) -> Router {
         ),
         ("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts)),
     ];
-    let rest = cluster_routes
-        .into_iter()
-        .fold(Router::new(), |r, (path, methods)| {
-            r.route(&format!("{path}/"), methods.clone())
-                .route(path, methods)
-        })
+    let rest = with_trailing_slashes(cluster_routes)
         .route("/metrics", get(cluster::prometheus))
         .layer(middleware::from_fn(negotiate_errors));
     protocols
@@ -173,6 +168,19 @@ pub fn router(state: ApiState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+}
+
+/// A router serving each of `routes` at its path and at the path with a
+/// trailing slash, as Hadoop's (Jersey's) REST paths answer.
+pub fn with_trailing_slashes<S: Clone + Send + Sync + 'static>(
+    routes: impl IntoIterator<Item = (&'static str, MethodRouter<S>)>,
+) -> Router<S> {
+    routes
+        .into_iter()
+        .fold(Router::new(), |r, (path, methods)| {
+            r.route(&format!("{path}/"), methods.clone())
+                .route(path, methods)
+        })
 }
 
 async fn not_found(req: Request) -> Response {
@@ -186,7 +194,9 @@ async fn not_found(req: Request) -> Response {
     error_response(format, e)
 }
 
-async fn method_not_allowed(req: Request) -> Response {
+/// The answer to a known path called with a method it does not serve: a
+/// 405 `RemoteException` in the format the caller accepts.
+pub async fn method_not_allowed(req: Request) -> Response {
     let format = Format::from_headers(req.headers());
     let e = ApiError::MethodNotAllowed(format!(
         "{} is not allowed on {}",
