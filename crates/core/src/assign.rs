@@ -414,7 +414,7 @@ fn place(
         } else {
             ctx.nodes.n_in_rack(&node.rack)
         };
-        let allowed = (total as f64 * ctx.params.reservable_nodes).ceil() as usize;
+        let allowed = reservable_nodes_allowed(total, ctx.params.reservable_nodes);
         if existing >= allowed {
             return None;
         }
@@ -424,6 +424,14 @@ fn place(
         key,
         locality,
     })
+}
+
+/// How many of `total` nodes may hold an app's reservations, as Hadoop's
+/// `isReservable` counts them: `(int) Math.ceil(total * ratio)` with the
+/// ratio read by `getFloat`, so the product is a `float` (0.07 of 100 nodes
+/// is 7 there, where the exact decimal would give 8).
+fn reservable_nodes_allowed(total: usize, ratio: f64) -> usize {
+    ((total as f32) * (ratio as f32)).ceil() as usize
 }
 
 /// Hadoop's `hasContainerForNode`: something is asked anywhere; if the app
@@ -479,4 +487,23 @@ fn allowed_locality(state: &mut KeyState, ctx: &Ctx<'_>) -> Locality {
         state.last_scheduled = Some(ctx.now);
     }
     state.allowed.expect("set above")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reservable_nodes_allowed;
+
+    #[test]
+    fn reservable_nodes_are_counted_in_floats() {
+        // Each differs from the exact decimal's ceiling.
+        assert_eq!(reservable_nodes_allowed(100, 0.07), 7);
+        assert_eq!(reservable_nodes_allowed(100, 0.15), 16);
+        assert_eq!(reservable_nodes_allowed(200, 0.55), 110);
+        // The default, and the edges.
+        assert_eq!(reservable_nodes_allowed(100, 0.05), 5);
+        assert_eq!(reservable_nodes_allowed(1, 0.05), 1);
+        assert_eq!(reservable_nodes_allowed(0, 0.05), 0);
+        assert_eq!(reservable_nodes_allowed(10, 1.0), 10);
+        assert_eq!(reservable_nodes_allowed(10, 0.0), 0);
+    }
 }

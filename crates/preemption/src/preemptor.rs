@@ -191,7 +191,11 @@ impl Preemptor {
         let plan = if !settings.preemption {
             None
         } else {
-            let evaluate = utilization > settings.preemption_utilization_threshold.get();
+            let evaluate = utilization_passes(
+                allocated,
+                capacity,
+                settings.preemption_utilization_threshold.get(),
+            );
             match model {
                 PreemptionModel::Current => {
                     let no_claims = BTreeMap::new();
@@ -895,6 +899,24 @@ impl Pass {
     }
 }
 
+/// Whether the cluster is used past `threshold`, decided as Hadoop's
+/// `shouldAttemptPreemption` does: the threshold is read with `getFloat`,
+/// and each fraction is divided in `float` (`(float) allocatedMB / clusterMB`),
+/// so on a cluster of hundreds of millions of MB the answer can differ from
+/// the exact one. An empty resource counts as unused, as `ratio` has it.
+fn utilization_passes(allocated: Resource, capacity: Resource, threshold: f64) -> bool {
+    let threshold = threshold as f32;
+    ResourceType::ALL.iter().any(|ty| {
+        let (a, c) = (allocated.get(*ty), capacity.get(*ty));
+        let fraction = if c == 0 {
+            ratio(a, c) as f32
+        } else {
+            a as f32 / c as f32
+        };
+        fraction > threshold
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1062,5 +1084,28 @@ mod tests {
         let t = preemptor.container_ended(id).unwrap();
         assert_eq!(t.kind, TransitionKind::Released);
         assert!(preemptor.container_ended(id).is_none());
+    }
+
+    #[test]
+    fn utilization_is_compared_in_floats_as_hadoop_does() {
+        // 25,322,849 of 253,228,485 MB is a hair above 0.1 exactly, but in
+        // `float` the fraction and the threshold are both 0.1f: not above.
+        let cap = Resource::new(253_228_485, 1_000);
+        assert!(!utilization_passes(Resource::new(25_322_849, 0), cap, 0.1));
+        // And the other way: 0.743 read as a float is below this fraction
+        // in float, though the exact fraction is below 0.743.
+        let cap = Resource::new(407_699_195, 1_000);
+        assert!(utilization_passes(
+            Resource::new(302_920_501, 0),
+            cap,
+            0.743
+        ));
+        // Either resource counts; an empty cluster is unused.
+        assert!(utilization_passes(
+            Resource::new(0, 900),
+            Resource::new(10, 1_000),
+            0.8
+        ));
+        assert!(!utilization_passes(Resource::ZERO, Resource::ZERO, 0.0));
     }
 }

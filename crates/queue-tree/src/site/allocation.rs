@@ -119,7 +119,9 @@ impl AllocationLimits {
     /// The smallest container that may reserve a node: the increment times
     /// `multiple`, each type truncated (Hadoop's `Resources.multiply`).
     pub fn reservation_threshold(&self, multiple: f64) -> Resource {
-        self.increment.scale_down(multiple)
+        // Hadoop reads the multiple with getFloat and widens it to multiply:
+        // 1.15 × 1000 MB is 1149 MB there, not 1150.
+        self.increment.scale_down(f64::from(multiple as f32))
     }
 }
 
@@ -233,6 +235,12 @@ mod tests {
         assert_eq!(limits.reservation_threshold(2.0), Resource::new(2048, 2));
         assert_eq!(limits.reservation_threshold(1.5), Resource::new(1536, 1));
         assert_eq!(limits.reservation_threshold(0.0), Resource::ZERO);
+        let limits = AllocationLimits {
+            increment: Resource::new(1000, 10),
+            ..AllocationLimits::default()
+        };
+        assert_eq!(limits.reservation_threshold(1.15), Resource::new(1149, 11));
+        assert_eq!(limits.reservation_threshold(0.7), Resource::new(699, 6));
     }
 
     fn limits() -> impl Strategy<Value = AllocationLimits> {
