@@ -180,12 +180,12 @@ const QUEUE_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
     (
         names::QUEUE_APPS_RUNNING,
         Some(Unit::Count),
-        "Applications holding at least one container.",
+        "Applications whose current attempt has been allocated a container.",
     ),
     (
         names::QUEUE_APPS_PENDING,
         Some(Unit::Count),
-        "Applications with no container yet, including those waiting on a running-app limit.",
+        "Applications whose current attempt has had no container yet, including those waiting on a running-app limit.",
     ),
     (
         names::QUEUE_ALLOCATED_MEMORY,
