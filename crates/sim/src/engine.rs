@@ -198,6 +198,9 @@ struct Engine<'s> {
     /// ordered before it have passed.
     position: (u8, u32),
     stalled: Option<String>,
+    /// Scenario events that changed nothing, with why (`kill` or `move` of
+    /// an app not yet submitted or already ended, a move the core refused).
+    refused_events: Vec<String>,
     min_allocation: Resource,
 }
 
@@ -232,6 +235,7 @@ impl<'s> Engine<'s> {
             last_tick: None,
             position: (0, 0),
             stalled: None,
+            refused_events: Vec::new(),
         }
     }
 
@@ -337,6 +341,7 @@ impl<'s> Engine<'s> {
             self.recorder,
             self.stats,
             self.stalled,
+            self.refused_events,
         ))
     }
 
@@ -1103,35 +1108,47 @@ impl<'s> Engine<'s> {
                     self.activate(n);
                 }
             }
-            ScenarioEvent::Kill(a) => {
-                if let Some(app) = self.apps[a].record.id {
-                    if self.apps[a].status != AmStatus::Ended {
-                        self.call(
-                            Input::KillApp {
-                                app,
-                                reason: "killed by the scenario".to_owned(),
-                            },
-                            "kill",
-                        )?;
+            ScenarioEvent::Kill(a) => match self.live_app(a) {
+                Err(why) => self.refuse(format!("kill {}: {why}", self.sc.apps[a].name)),
+                Ok(app) => {
+                    let reply = self.call(
+                        Input::KillApp {
+                            app,
+                            reason: "killed by the scenario".to_owned(),
+                        },
+                        "kill",
+                    )?;
+                    if let Reply::Done(Err(e)) = reply {
+                        self.refuse(format!("kill {}: {e}", self.sc.apps[a].name));
                     }
                 }
-            }
-            ScenarioEvent::Move(a, queue) => {
-                if let Some(app) = self.apps[a].record.id {
-                    if self.apps[a].status != AmStatus::Ended {
-                        let reply = self.call(
-                            Input::MoveApp {
-                                app,
-                                queue: queue.clone(),
-                            },
-                            "move",
-                        )?;
-                        if let Reply::Moved(Ok(())) = reply {
+            },
+            ScenarioEvent::Move(a, queue) => match self.live_app(a) {
+                Err(why) => {
+                    self.refuse(format!("move {} to {queue}: {why}", self.sc.apps[a].name));
+                }
+                Ok(app) => {
+                    let reply = self.call(
+                        Input::MoveApp {
+                            app,
+                            queue: queue.clone(),
+                        },
+                        "move",
+                    )?;
+                    match reply {
+                        Reply::Moved(Ok(())) => {
                             self.apps[a].record.queue = Some(queue.to_string());
                         }
+                        Reply::Moved(Err(e)) => {
+                            self.refuse(format!(
+                                "move {} to {queue}: refused: {e}",
+                                self.sc.apps[a].name
+                            ));
+                        }
+                        _ => {}
                     }
                 }
-            }
+            },
             ScenarioEvent::LoseNodes(list) => {
                 for n in list {
                     let Some(node) = self.nodes.get_mut(n as usize) else {
@@ -1171,6 +1188,21 @@ impl<'s> Engine<'s> {
             }
         }
         Ok(())
+    }
+
+    /// The id of scenario app `a` while it is in the RM, or why a scenario
+    /// event cannot act on it.
+    fn live_app(&self, a: usize) -> Result<AppId, &'static str> {
+        match self.apps[a].record.id {
+            None => Err("not submitted yet"),
+            Some(_) if self.apps[a].status == AmStatus::Ended => Err("already ended"),
+            Some(id) => Ok(id),
+        }
+    }
+
+    /// Records a scenario event that changed nothing.
+    fn refuse(&mut self, what: String) {
+        self.refused_events.push(format!("at {}: {what}", self.now));
     }
 }
 
@@ -1599,6 +1631,62 @@ mod tests {
         assert!(
             stalled.ends_with("the cluster has no nodes left (all lost or decommissioned)"),
             "{stalled}"
+        );
+    }
+
+    #[test]
+    fn scenario_events_that_change_nothing_are_recorded() {
+        let sc = load(
+            r#"
+            allocation = """<allocations><queue name="a"/><queue name="p"><queue name="c"/></queue></allocations>"""
+            [[nodes]]
+            count = 2
+            capacity = "4096 mb, 4 vcores"
+            [[apps]]
+            name = "x"
+            at = "5s"
+            queue = "root.a"
+            am = "unmanaged"
+            tasks = [ { count = 2, duration = "20s" } ]
+            [[events]]
+            at = "1s"
+            action = "kill"
+            app = "x"
+            [[events]]
+            at = "10s"
+            action = "move"
+            app = "x"
+            queue = "root.p"
+            [[events]]
+            at = "10m"
+            action = "move"
+            app = "x"
+            queue = "root.p.c"
+        "#,
+        );
+        let report = simulate(&sc, SimOptions::default()).unwrap();
+        assert_eq!(report.apps[0].outcome, crate::report::Outcome::Finished);
+        assert_eq!(report.apps[0].queue.as_deref(), Some("root.a"));
+        let refused = &report.refused_events;
+        assert_eq!(refused.len(), 3, "{refused:?}");
+        assert!(
+            refused[0].starts_with("at 1.000s: kill x: not submitted yet"),
+            "{refused:?}"
+        );
+        assert!(
+            refused[1].starts_with("at 10.000s: move x to root.p: refused: ")
+                && refused[1].ends_with("is not a leaf queue"),
+            "{refused:?}"
+        );
+        assert!(
+            refused[2].starts_with("at 600.000s: move x to root.p.c: already ended"),
+            "{refused:?}"
+        );
+        assert!(report.to_json().contains("\"refused_events\": ["));
+        assert!(
+            report
+                .summary_text()
+                .contains("changed nothing: at 10.000s: move x")
         );
     }
 }

@@ -186,6 +186,10 @@ pub struct Report {
     pub stalled: Option<String>,
     /// Warnings from loading the scenario.
     pub warnings: Vec<String>,
+    /// Scenario events that changed nothing, with when and why (a `kill`
+    /// or `move` of an app not yet submitted or already ended, a move the
+    /// scheduler refused).
+    pub refused_events: Vec<String>,
 }
 
 fn secs(t: Time) -> f64 {
@@ -223,6 +227,7 @@ impl Report {
         recorder: Recorder,
         stats: RunStats,
         stalled: Option<String>,
+        refused_events: Vec<String>,
     ) -> Report {
         let outcomes = apps
             .iter()
@@ -275,6 +280,7 @@ impl Report {
             stats,
             stalled,
             warnings: sc.warnings.clone(),
+            refused_events,
         }
     }
 
@@ -614,6 +620,15 @@ impl Report {
                 "warnings",
                 Json::Arr(self.warnings.iter().map(|w| Json::str(w.clone())).collect()),
             ),
+            (
+                "refused_events",
+                Json::Arr(
+                    self.refused_events
+                        .iter()
+                        .map(|w| Json::str(w.clone()))
+                        .collect(),
+                ),
+            ),
         ])
         .to_pretty()
     }
@@ -663,6 +678,9 @@ impl Report {
             "  preemption: {} warnings, {} kills",
             self.preemption_warnings, self.preemption_kills
         );
+        for r in &self.refused_events {
+            let _ = writeln!(out, "  scenario event changed nothing: {r}");
+        }
         if let Some(s) = &self.stalled {
             let _ = writeln!(out, "  STALLED: {s}");
         }
@@ -1012,7 +1030,8 @@ mod tests {
                 "allocate_calls": 4,
                 "ticks": 14
               },
-              "warnings": []
+              "warnings": [],
+              "refused_events": []
             }
         "#]]
         .assert_eq(&report.to_json());
