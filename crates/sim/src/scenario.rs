@@ -831,12 +831,17 @@ impl Resolver<'_> {
         }
     }
 
-    fn site_properties(&self) -> Result<Vec<(String, String)>, ScenarioError> {
+    fn site_properties(&mut self) -> Result<Vec<(String, String)>, ScenarioError> {
         let mut props: Vec<(String, String)> = Vec::new();
         if let Some(path) = &self.file.site_file {
             let text = self.read("site_file", path)?;
             let config = HadoopConfig::parse(&text)
                 .map_err(|e| ScenarioError::Site(format!("{path}: {e}")))?;
+            // The file's own warnings (a property set twice, a final one
+            // overridden) carry its real positions.
+            for w in config.warnings() {
+                self.warnings.push(format!("{path}: {w}"));
+            }
             for p in config.properties() {
                 props.push((p.name.clone(), p.value.clone()));
             }
@@ -1411,17 +1416,42 @@ pub(crate) fn settings_from(
         );
     }
     xml.push_str("</configuration>\n");
-    let config = HadoopConfig::parse(&xml).map_err(|e| ScenarioError::Site(e.to_string()))?;
-    let (scheduler, site_warnings) =
-        SchedulerSettings::from_config(&config).map_err(|e| ScenarioError::Site(e.to_string()))?;
+    // Positions in `xml` point into this generated text, which nobody wrote
+    // or sees; every message names its property, so they are left out.
+    let config = HadoopConfig::parse(&xml)
+        .map_err(|e| ScenarioError::Site(without_positions(&e.to_string())))?;
+    let (scheduler, site_warnings) = SchedulerSettings::from_config(&config)
+        .map_err(|e| ScenarioError::Site(without_positions(&e.to_string())))?;
     for w in site_warnings {
-        warnings.push(format!("site: {w}"));
+        warnings.push(format!("site: {}", without_positions(&w.to_string())));
     }
     Ok(CoreSettings {
         scheduler,
         cluster_timestamp: 1,
         ..CoreSettings::default()
     })
+}
+
+/// `text` without the `line L, column C: ` that starts a site message's
+/// lines.
+fn without_positions(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let body = line.trim_start();
+            let indent = &line[..line.len() - body.len()];
+            let rest = body.strip_prefix("line ").and_then(|r| {
+                let (l, r) = r.split_once(", column ")?;
+                let (c, r) = r.split_once(": ")?;
+                let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+                (digits(l) && digits(c)).then_some(r)
+            });
+            match rest {
+                Some(r) => format!("{indent}{r}"),
+                None => line.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn xml_escape(s: &str) -> String {
@@ -1642,6 +1672,56 @@ mod tests {
                 "{err:?} should mention {expected:?}"
             );
         }
+    }
+
+    #[test]
+    fn site_messages_name_properties_not_positions_in_text_nobody_wrote() {
+        let nodes = "[[nodes]]\ncount = 1\ncapacity = \"1024 mb, 1 vcores\"\n";
+        let err = load(&format!(
+            "[site]\n\"yarn.scheduler.fair.waitTimeBeforeKill\" = -1\n{nodes}"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("property yarn.scheduler.fair.waitTimeBeforeKill: -1 is out of range"),
+            "{err}"
+        );
+        assert!(!err.contains("column"), "{err}");
+        let ok = load(&format!(
+            "[site]\n\"yarn.scheduler.fair.fooo\" = 1\n{nodes}"
+        ))
+        .unwrap();
+        assert_eq!(ok.warnings.len(), 1, "{:?}", ok.warnings);
+        assert!(
+            ok.warnings[0].starts_with("site: unknown scheduler property yarn.scheduler.fair.fooo"),
+            "{:?}",
+            ok.warnings
+        );
+        // A site file's own warnings keep the file's real positions.
+        let sources = MemorySources::default().with(
+            "site.xml",
+            "<configuration>\n<property><name>yarn.acl.enable</name><value>true</value></property>\n\
+             <property><name>yarn.acl.enable</name><value>false</value></property>\n</configuration>\n",
+        );
+        let with_file = Scenario::load(
+            &format!("site_file = \"site.xml\"\n{nodes}"),
+            &sources,
+            None,
+        )
+        .unwrap();
+        assert!(
+            with_file
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("site.xml: line 3, column") && w.contains("yarn.acl.enable")),
+            "{:?}",
+            with_file.warnings
+        );
+        assert_eq!(without_positions("  line 2, column 62: x: y"), "  x: y");
+        assert_eq!(
+            without_positions("line two, column 6: x"),
+            "line two, column 6: x"
+        );
     }
 
     /// Loads with a trace beside the scenario, expecting an error.
