@@ -64,9 +64,11 @@ pub struct LoadedAllocConfig {
 }
 
 /// Why an allocation file was rejected: every problem in it. Displays one
-/// problem per line.
+/// problem per line, then the warnings under their own heading, since
+/// whoever reads the refusal (an operator's `refresh-queues`, a simulator
+/// run) often needs them to see the cause.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{}", render_lines(.problems))]
+#[error("{}", render_with_warnings(.problems, .warnings))]
 pub struct AllocFileError {
     /// The problems in document order; never empty.
     pub problems: Vec<AllocFileProblem>,
@@ -108,6 +110,18 @@ impl<K: fmt::Display> fmt::Display for Located<K> {
 fn render_lines(problems: &[AllocFileProblem]) -> String {
     let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
     lines.join("\n")
+}
+
+fn render_with_warnings(problems: &[AllocFileProblem], warnings: &[AllocFileWarning]) -> String {
+    let mut text = render_lines(problems);
+    if !warnings.is_empty() {
+        text.push_str("\nwarnings, which may explain the problems:");
+        for w in warnings {
+            text.push_str("\n");
+            text.push_str(&w.to_string());
+        }
+    }
+    text
 }
 
 /// Every class of problem that makes an allocation file invalid.

@@ -491,7 +491,7 @@ async fn allocation_file_reload_good_then_bad() {
 
     // A bad change keeps the old configuration, says why, and is counted.
     let t2 = t1 + Duration::from_secs(200);
-    let bad = "<allocations>\n  <queue name=\"a\"><weight>-1</weight></queue>\n  <queue name=\"b\"><schedulingPolicy>best</schedulingPolicy></queue>\n</allocations>";
+    let bad = "<allocations>\n  <queue name=\"a\"><weight>-1</weight></queue>\n  <queue name=\"b\"><schedulingPolicy>best</schedulingPolicy><maxRunningapps>2</maxRunningapps></queue>\n</allocations>";
     write_at(&alloc, bad, t2);
     let failed = reloader.poll(t2 + Duration::from_secs(6)).await.unwrap();
     assert!(
@@ -507,7 +507,9 @@ async fn allocation_file_reload_good_then_bad() {
     assert_eq!(file["reloadsFailed"], 1);
     expect![[r#"
         2:19: allocations/queue[@name="a"]/weight: "-1" is negative; expected a non-negative decimal number such as 1 or 2.5
-        3:19: allocations/queue[@name="b"]/schedulingPolicy: unknown scheduling policy "best" (expected fair, fifo or drf)"#]]
+        3:19: allocations/queue[@name="b"]/schedulingPolicy: unknown scheduling policy "best" (expected fair, fifo or drf)
+        warnings, which may explain the problems:
+        3:60: allocations/queue[@name="b"]/maxRunningapps: unknown element <maxRunningapps> in a queue element is ignored; did you mean <maxRunningApps>?"#]]
     .assert_eq(file["lastError"].as_str().unwrap());
     let text = service.metrics().render();
     assert_eq!(
@@ -531,6 +533,13 @@ async fn allocation_file_reload_good_then_bad() {
     };
     let res = router.clone().oneshot(post("yarn")).await.unwrap();
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    // ...with the warnings, which are often the clue.
+    let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let body = String::from_utf8_lossy(&body);
+    assert!(body.contains("unknown scheduling policy"), "{body}");
+    assert!(body.contains("did you mean <maxRunningApps>?"), "{body}");
     // ...and loads a fixed file at once, whatever its age.
     write_at(&alloc, ALLOC, t2 + Duration::from_secs(100));
     let res = router.clone().oneshot(post("yarn")).await.unwrap();

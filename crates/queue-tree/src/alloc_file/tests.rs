@@ -1006,10 +1006,21 @@ fn many_problems_in_one_pass() {
     );
     let err = parse_alloc_file(text).unwrap_err();
     let display = err.to_string();
-    assert_eq!(display.lines().count(), err.problems.len());
+    // One line per problem, then the warnings under a heading: whoever
+    // reads only the refusal (refresh-queues, the simulator) sees the clue.
+    assert_eq!(
+        display.lines().count(),
+        err.problems.len() + 1 + err.warnings.len()
+    );
     assert!(
         display.starts_with(
             "3:5: allocations/queue[@name=\"a\"]/weight: \"x\" is not a non-negative decimal number"
+        ),
+        "{display}"
+    );
+    assert!(
+        display.ends_with(
+            "warnings, which may explain the problems:\n13:3: allocations/maxResource: unknown element <maxResource> in allocations is ignored; did you mean <maxResources>? (it belongs in a queue element)"
         ),
         "{display}"
     );
