@@ -117,7 +117,7 @@ fn render_with_warnings(problems: &[AllocFileProblem], warnings: &[AllocFileWarn
     if !warnings.is_empty() {
         text.push_str("\nwarnings, which may explain the problems:");
         for w in warnings {
-            text.push_str("\n");
+            text.push('\n');
             text.push_str(&w.to_string());
         }
     }
