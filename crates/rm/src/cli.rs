@@ -46,6 +46,75 @@ async fn get_wrapped<T: DeserializeOwned>(
     })
 }
 
+/// YARN's application states, in its enum's order: `-list` shows the states
+/// it asked for in this order, as YARN's CLI prints its `EnumSet`.
+const APP_STATES: [&str; 8] = [
+    "NEW",
+    "NEW_SAVING",
+    "SUBMITTED",
+    "ACCEPTED",
+    "RUNNING",
+    "FINISHED",
+    "FAILED",
+    "KILLED",
+];
+
+/// The states `-list` asks for, as YARN's CLI reads `-appStates`: entries
+/// trimmed and upper-cased, empty ones skipped (so `-appStates ""` means the
+/// default, not every state), `ALL` for every state, duplicates dropped,
+/// known states in YARN's order. A name YARN does not know is kept, after
+/// the others, for the RM to refuse with the list of valid ones.
+fn app_states(typed: &[String]) -> Vec<String> {
+    let typed: Vec<String> = typed
+        .iter()
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if typed.is_empty() {
+        return vec!["SUBMITTED".into(), "ACCEPTED".into(), "RUNNING".into()];
+    }
+    if typed.iter().any(|s| s == "ALL") {
+        return APP_STATES.iter().map(|&s| s.to_owned()).collect();
+    }
+    let mut states: Vec<String> = APP_STATES
+        .iter()
+        .filter(|&&known| typed.iter().any(|t| t == known))
+        .map(|&s| s.to_owned())
+        .collect();
+    for t in typed {
+        if !states.contains(&t) {
+            states.push(t);
+        }
+    }
+    states
+}
+
+/// Comma-separated values as YARN's CLI reads them: trimmed, empty ones
+/// skipped, duplicates dropped.
+fn list_values(typed: &[String], upper: bool) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for v in typed {
+        let v = v.trim();
+        let v = if upper {
+            v.to_ascii_uppercase()
+        } else {
+            v.to_owned()
+        };
+        if !v.is_empty() && !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    values
+}
+
+/// Progress as YARN's CLI prints it (`DecimalFormat("###.##%")`): at most two
+/// decimals, no trailing zeros, so 12.5 reads `12.5%` and 100 reads `100%`.
+fn progress(percent: f32) -> String {
+    let text = format!("{:.2}", f64::from(percent));
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}%")
+}
+
 /// `weft application -list [-appStates ...] [-appTypes ...] [-appTags ...]`.
 /// States default to YARN's (SUBMITTED, ACCEPTED, RUNNING); `ALL` lists every app.
 pub async fn application_list(
@@ -54,31 +123,22 @@ pub async fn application_list(
     types: &[String],
     tags: &[String],
 ) -> Result<String, ClientError> {
-    let states: Vec<String> = if states.is_empty() {
-        vec!["SUBMITTED".into(), "ACCEPTED".into(), "RUNNING".into()]
-    } else if states.iter().any(|s| s.eq_ignore_ascii_case("ALL")) {
-        Vec::new()
-    } else {
-        states.iter().map(|s| s.to_ascii_uppercase()).collect()
-    };
-    let mut path = String::from("/ws/v1/cluster/apps?");
-    if !states.is_empty() {
-        let _ = write!(path, "states={}&", encode_query(&states.join(",")));
-    }
+    let states = app_states(states);
+    let types = list_values(types, true);
+    let tags = list_values(tags, false);
+    let mut path = format!(
+        "/ws/v1/cluster/apps?states={}",
+        encode_query(&states.join(","))
+    );
     if !types.is_empty() {
-        let _ = write!(path, "applicationTypes={}&", encode_query(&types.join(",")));
+        let _ = write!(path, "&applicationTypes={}", encode_query(&types.join(",")));
     }
     if !tags.is_empty() {
-        let _ = write!(path, "applicationTags={}&", encode_query(&tags.join(",")));
+        let _ = write!(path, "&applicationTags={}", encode_query(&tags.join(",")));
     }
-    path.pop();
     let apps: AppsDto = get_wrapped(client, &path, "apps").await?;
     let mut out = String::new();
-    let shown = if states.is_empty() {
-        "[ALL]".to_owned()
-    } else {
-        format!("[{}]", states.join(", "))
-    };
+    let shown = format!("[{}]", states.join(", "));
     let _ = writeln!(
         out,
         "Total number of applications (application-types: [{}] and states: {shown}):{}",
@@ -106,7 +166,7 @@ pub async fn application_list(
         };
         let _ = writeln!(
             out,
-            "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>20}\t{:>18}\t{:>18}\t{:>14.0}%\t{:>35}",
+            "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>20}\t{:>18}\t{:>18}\t{:>15}\t{:>35}",
             a.id,
             a.name,
             a.application_type,
@@ -114,7 +174,7 @@ pub async fn application_list(
             a.queue,
             a.state,
             a.final_status,
-            a.progress,
+            progress(a.progress),
             url
         );
     }
@@ -142,7 +202,7 @@ pub async fn application_status(client: &mut RmClient, app: &str) -> Result<Stri
         ("Application Tags", a.application_tags.clone()),
         ("Start-Time", a.started_time.to_string()),
         ("Finish-Time", a.finished_time.to_string()),
-        ("Progress", format!("{:.0}%", a.progress)),
+        ("Progress", progress(a.progress)),
         ("State", a.state.clone()),
         ("Final-State", a.final_status.clone()),
         ("Tracking-URL", na(&a.tracking_url)),
@@ -412,4 +472,48 @@ pub async fn rmadmin_refresh_queues(client: &mut RmClient) -> Result<String, Cli
         let _ = writeln!(out, "warning: {w}");
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn states(typed: &[&str]) -> Vec<String> {
+        app_states(&typed.iter().map(|&s| s.to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn app_states_are_read_as_yarn_reads_them() {
+        let default = ["SUBMITTED", "ACCEPTED", "RUNNING"];
+        // An empty or blank -appStates is the default, not every state.
+        assert_eq!(states(&[]), default);
+        assert_eq!(states(&[""]), default);
+        assert_eq!(states(&[" ", ""]), default);
+        // Trimmed, upper-cased, in YARN's order, each once.
+        assert_eq!(
+            states(&[" running", "accepted ", "RUNNING"]),
+            ["ACCEPTED", "RUNNING"]
+        );
+        // ALL (any case) is every state, by name, whatever else is typed.
+        assert_eq!(states(&["killed", "all", "bogus"]), APP_STATES);
+        // An unknown name is kept for the RM to refuse.
+        assert_eq!(states(&["bogus", "new"]), ["NEW", "BOGUS"]);
+    }
+
+    #[test]
+    fn types_and_tags_are_trimmed_and_blank_ones_skipped() {
+        let typed = [" weft-shell", "", "WEFT-SHELL", "mapreduce "].map(str::to_owned);
+        assert_eq!(list_values(&typed, true), ["WEFT-SHELL", "MAPREDUCE"]);
+        let tags = [" Nightly ", " "].map(str::to_owned);
+        assert_eq!(list_values(&tags, false), ["Nightly"]);
+    }
+
+    #[test]
+    fn progress_reads_as_yarn_prints_it() {
+        assert_eq!(progress(0.0), "0%");
+        assert_eq!(progress(12.5), "12.5%");
+        assert_eq!(progress(100.0 / 3.0), "33.33%");
+        assert_eq!(progress(99.999), "100%");
+        assert_eq!(progress(100.0), "100%");
+    }
 }

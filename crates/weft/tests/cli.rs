@@ -1,0 +1,141 @@
+//! The command line as a user meets it: the `weft` binary run against a
+//! ResourceManager served in this process on loopback, checking what it
+//! prints, on which stream, and its exit status. Applications are made by
+//! the distributed shell, in process, with no node to run on, so they wait
+//! (RUNNING, their unmanaged AM registered) until something kills them.
+
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
+use weft_rm::dto::ResourceDto;
+use weft_rm::{Clock, RmConfig, Service};
+
+const ALLOC: &str = r#"<allocations>
+  <queue name="a"/>
+</allocations>"#;
+
+/// An RM on `127.0.0.1:0`, stopped with its runtime when dropped.
+struct Rm {
+    runtime: tokio::runtime::Runtime,
+    url: String,
+}
+
+impl Rm {
+    fn start() -> Rm {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        // GETs read the snapshot; 0 rebuilds it after every change, so a
+        // command sees what the one before it did.
+        let site = weft_test_support::site_xml(&[("weft.rm.view-refresh-ms", "0")]);
+        let config = RmConfig::from_texts(&site, ALLOC).unwrap();
+        let url = runtime.block_on(async {
+            let service = Service::start(config, Clock::start()).unwrap();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let url = format!("http://{}", listener.local_addr().unwrap());
+            tokio::spawn(service.serve(listener, std::future::pending()));
+            url
+        });
+        Rm { runtime, url }
+    }
+
+    /// An application of `alice`'s in `root.a`, running (its AM registered)
+    /// until something kills it.
+    fn app(&self) -> String {
+        let (tx, rx) = mpsc::channel::<Option<String>>();
+        let mut config = ShellConfig::new(
+            self.url.clone(),
+            "alice",
+            1,
+            ResourceDto {
+                memory: 1024,
+                vcores: 1,
+            },
+            "true",
+        );
+        config.queue = Some("a".to_owned());
+        config.interval = Duration::from_millis(50);
+        self.runtime.spawn(distributed_shell::run(
+            config,
+            std::future::pending(),
+            move |e| match e {
+                ShellEvent::Submitted { app } => {
+                    let _ = tx.send(Some(app.to_string()));
+                }
+                ShellEvent::Registered { .. } => {
+                    let _ = tx.send(None);
+                }
+                _ => {}
+            },
+        ));
+        let wait = Duration::from_secs(30);
+        let app = rx.recv_timeout(wait).expect("submitted").expect("an id");
+        assert_eq!(rx.recv_timeout(wait), Ok(None), "{app} registers");
+        app
+    }
+
+    /// `weft <args> --rm <this RM> --user alice`.
+    fn weft(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(args)
+            .args(["--rm", &self.url, "--user", "alice"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn app_states_are_read_as_yarn_reads_them() {
+    let rm = Rm::start();
+    let running = rm.app();
+    let killed = rm.app();
+    assert!(rm.weft(&["application", "-kill", &killed]).status.success());
+    let ids = |o: &Output| -> Vec<String> {
+        assert!(o.status.success(), "{}", stderr(o));
+        stdout(o)
+            .lines()
+            .skip(2)
+            .map(|l| l.split('\t').next().unwrap().trim().to_owned())
+            .collect()
+    };
+    // A blank -appStates is the default states, not every state.
+    let o = rm.weft(&["application", "-list", "-appStates", ""]);
+    assert_eq!(ids(&o), std::slice::from_ref(&running));
+    assert!(
+        stdout(&o).contains("states: [SUBMITTED, ACCEPTED, RUNNING]"),
+        "{}",
+        stdout(&o)
+    );
+    // ALL names every state, as YARN prints them.
+    let o = rm.weft(&["application", "-list", "-appStates", "all"]);
+    assert_eq!(ids(&o), [running.clone(), killed]);
+    assert!(
+        stdout(&o).contains(
+            "states: [NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED]"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // Trimmed and in YARN's order.
+    let o = rm.weft(&["application", "-list", "-appStates", " running ,accepted"]);
+    assert_eq!(ids(&o), [running]);
+    assert!(
+        stdout(&o).contains("states: [ACCEPTED, RUNNING]"),
+        "{}",
+        stdout(&o)
+    );
+}
