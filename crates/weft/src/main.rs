@@ -21,7 +21,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand};
+use clap::builder::NonEmptyStringValueParser;
+use clap::{ArgGroup, Args, Parser, Subcommand};
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
 use weft_rm::load::LoadConfig;
@@ -100,7 +101,9 @@ struct Client {
     #[arg(long = "rm", global = true, default_value = "http://127.0.0.1:8088")]
     rm: String,
     /// The user to act as (Hadoop's user.name; default: $USER).
-    #[arg(long = "user", global = true)]
+    // An empty name would reach the RM as no user at all, which answers
+    // with a REST hint (`add ?user.name=`) that means nothing here.
+    #[arg(long = "user", global = true, value_parser = NonEmptyStringValueParser::new())]
     user: Option<String>,
 }
 
@@ -109,7 +112,7 @@ impl Client {
     fn user(&self) -> String {
         self.user
             .clone()
-            .or_else(|| std::env::var("USER").ok())
+            .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
             .unwrap_or_else(|| "dr.who".to_owned())
     }
 
@@ -118,7 +121,16 @@ impl Client {
     }
 }
 
+/// Exactly one command per call, and each modifier only with the command
+/// it modifies: YARN's CLI refuses `-kill` or `-status` with anything else,
+/// and one of two commands typed together must not be dropped in silence
+/// (`-list -kill X` listing and not killing).
 #[derive(Args, Debug)]
+#[command(group(
+    ArgGroup::new("command")
+        .args(["list", "status", "kill", "move_to_queue", "change_queue", "update_priority"])
+        .required(true)
+))]
 struct ApplicationArgs {
     #[command(flatten)]
     client: Client,
@@ -126,13 +138,13 @@ struct ApplicationArgs {
     #[arg(long = "list")]
     list: bool,
     /// With -list: states to show (comma-separated, or ALL).
-    #[arg(long = "appStates", value_delimiter = ',')]
+    #[arg(long = "appStates", value_delimiter = ',', requires = "list")]
     app_states: Vec<String>,
     /// With -list: application types to show.
-    #[arg(long = "appTypes", value_delimiter = ',')]
+    #[arg(long = "appTypes", value_delimiter = ',', requires = "list")]
     app_types: Vec<String>,
     /// With -list: tags to show.
-    #[arg(long = "appTags", value_delimiter = ',')]
+    #[arg(long = "appTags", value_delimiter = ',', requires = "list")]
     app_tags: Vec<String>,
     /// Print an application's report.
     #[arg(long = "status", value_name = "APP_ID")]
@@ -141,19 +153,23 @@ struct ApplicationArgs {
     #[arg(long = "kill", value_name = "APP_ID", num_args = 1..)]
     kill: Vec<String>,
     /// Move an application to another queue (with -queue).
-    #[arg(long = "movetoqueue", value_name = "APP_ID")]
+    #[arg(long = "movetoqueue", value_name = "APP_ID", requires = "queue")]
     move_to_queue: Option<String>,
     /// The target queue of -movetoqueue.
-    #[arg(long = "queue")]
+    #[arg(long = "queue", requires = "move_to_queue")]
     queue: Option<String>,
     /// The application of -changeQueue or -updatePriority.
-    #[arg(long = "appId")]
+    #[arg(long = "appId", conflicts_with_all = ["list", "status", "kill", "move_to_queue"])]
     app_id: Option<String>,
     /// Move -appId to this queue.
-    #[arg(long = "changeQueue")]
+    #[arg(long = "changeQueue", requires = "app_id")]
     change_queue: Option<String>,
     /// Set -appId's priority.
-    #[arg(long = "updatePriority", allow_negative_numbers = true)]
+    #[arg(
+        long = "updatePriority",
+        allow_negative_numbers = true,
+        requires = "app_id"
+    )]
     update_priority: Option<i32>,
 }
 
@@ -166,7 +182,9 @@ struct QueueArgs {
     status: String,
 }
 
+/// One command per call, as for `application`.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("command").args(["list", "status"]).required(true)))]
 struct NodeArgs {
     #[command(flatten)]
     client: Client,
@@ -174,10 +192,10 @@ struct NodeArgs {
     #[arg(long = "list")]
     list: bool,
     /// With -list: states to show (comma-separated).
-    #[arg(long = "states", value_delimiter = ',')]
+    #[arg(long = "states", value_delimiter = ',', requires = "list")]
     states: Vec<String>,
     /// With -list: every node, in any state.
-    #[arg(long = "all")]
+    #[arg(long = "all", requires = "list")]
     all: bool,
     /// Print a node's report.
     #[arg(long = "status", value_name = "NODE_ID")]
@@ -437,11 +455,7 @@ async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
         cli::application_status(&mut c, app).await?
     } else if !a.kill.is_empty() {
         cli::application_kill(&mut c, &a.kill).await?
-    } else if let Some(app) = &a.move_to_queue {
-        let queue = a
-            .queue
-            .as_deref()
-            .context("-movetoqueue needs -queue <queue>")?;
+    } else if let (Some(app), Some(queue)) = (&a.move_to_queue, &a.queue) {
         cli::application_move(&mut c, app, queue).await?
     } else if let (Some(app), Some(queue)) = (&a.app_id, &a.change_queue) {
         cli::application_move(&mut c, app, queue).await?
@@ -566,6 +580,83 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(r#"user: Some("alice")"#), "{text}");
+    }
+
+    #[test]
+    fn one_command_at_a_time_and_modifiers_only_with_theirs() {
+        use clap::error::ErrorKind::{ArgumentConflict, MissingRequiredArgument};
+        let refused = [
+            // Two commands: one of them used to be dropped in silence.
+            (
+                "weft application -list -status application_1_0001",
+                ArgumentConflict,
+            ),
+            (
+                "weft application -list -kill application_1_0001",
+                ArgumentConflict,
+            ),
+            (
+                "weft application -status application_1_0001 -movetoqueue application_1_0001 -queue q",
+                ArgumentConflict,
+            ),
+            (
+                "weft application -kill application_1_0001 -appId application_1_0002 -updatePriority 1",
+                ArgumentConflict,
+            ),
+            ("weft node -list -status n1:8041", ArgumentConflict),
+            // A modifier without its command.
+            ("weft application -appStates ALL", MissingRequiredArgument),
+            ("weft application -queue root.a", MissingRequiredArgument),
+            (
+                "weft application -movetoqueue application_1_0001",
+                MissingRequiredArgument,
+            ),
+            (
+                "weft application -updatePriority 3",
+                MissingRequiredArgument,
+            ),
+            (
+                "weft application -changeQueue root.a",
+                MissingRequiredArgument,
+            ),
+            (
+                "weft application -appId application_1_0001",
+                MissingRequiredArgument,
+            ),
+            ("weft node -states LOST", MissingRequiredArgument),
+            ("weft node -all", MissingRequiredArgument),
+            // No command at all.
+            ("weft application", MissingRequiredArgument),
+            ("weft node", MissingRequiredArgument),
+        ];
+        for (line, kind) in refused {
+            let e = Weft::try_parse_from(args(line))
+                .err()
+                .unwrap_or_else(|| panic!("{line} is accepted"));
+            assert_eq!(e.kind(), kind, "{line}: {e}");
+        }
+        for line in [
+            "weft application -list -appStates ALL -appTypes T -appTags t",
+            "weft application -kill application_1_0001 application_1_0002",
+            "weft application -movetoqueue application_1_0001 -queue root.b",
+            "weft application -appId application_1_0001 -changeQueue root.b",
+            "weft application -appId application_1_0001 -updatePriority -1",
+            "weft node -list -states RUNNING,LOST",
+            "weft node -list -all",
+            "weft node -status n1:8041",
+        ] {
+            if let Err(e) = Weft::try_parse_from(args(line)) {
+                panic!("{line} is refused: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_user_is_refused_before_the_rm_is_called() {
+        let e = Weft::try_parse_from(["weft", "application", "--list", "--user", ""])
+            .expect_err("an empty --user is refused");
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue, "{e}");
+        assert!(e.to_string().contains("--user"), "{e}");
     }
 
     #[test]
