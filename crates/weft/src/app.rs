@@ -103,8 +103,7 @@ pub(crate) async fn run(a: AppArgs) -> anyhow::Result<()> {
         }
         AppCommand::Kill { client, apps } => {
             let mut c = client.connect()?;
-            print(cli::application_kill(&mut c, &apps).await?);
-            Ok(())
+            crate::kill_each(&mut c, &apps).await
         }
     }
 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{ArgGroup, Args, Parser, Subcommand};
-use weft_rm::client::RmClient;
+use weft_rm::client::{ClientError, RmClient};
 use weft_rm::dto::ResourceDto;
 use weft_rm::load::LoadConfig;
 use weft_rm::{Clock, RmConfig, Service, cli};
@@ -454,7 +454,7 @@ async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
     } else if let Some(app) = &a.status {
         cli::application_status(&mut c, app).await?
     } else if !a.kill.is_empty() {
-        cli::application_kill(&mut c, &a.kill).await?
+        return kill_each(&mut c, &a.kill).await;
     } else if let (Some(app), Some(queue)) = (&a.move_to_queue, &a.queue) {
         cli::application_move(&mut c, app, queue).await?
     } else if let (Some(app), Some(queue)) = (&a.app_id, &a.change_queue) {
@@ -467,6 +467,38 @@ async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
         );
     };
     print(out);
+    Ok(())
+}
+
+/// `-kill A B C`: each application in turn, each reported as it goes. One
+/// the RM refuses (unknown, not the caller's) does not stop the others, as
+/// in YARN's CLI; unlike it, any refusal fails the command, so a script
+/// learns that something is still running. A failure to reach the RM stops
+/// at once: the others would fail the same way.
+#[expect(
+    clippy::print_stderr,
+    reason = "each refusal is reported as it happens"
+)]
+pub(crate) async fn kill_each(c: &mut RmClient, apps: &[String]) -> anyhow::Result<()> {
+    let mut refused = Vec::new();
+    for app in apps {
+        match cli::application_kill(c, std::slice::from_ref(app)).await {
+            Ok(out) => print(out),
+            Err(e @ ClientError::Remote { .. }) => {
+                eprintln!("weft: cannot kill {app}: {e}");
+                refused.push(app.as_str());
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot kill {app}")),
+        }
+    }
+    if !refused.is_empty() {
+        anyhow::bail!(
+            "{} of {} application(s) not killed: {}",
+            refused.len(),
+            apps.len(),
+            refused.join(", ")
+        );
+    }
     Ok(())
 }
 

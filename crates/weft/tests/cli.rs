@@ -98,6 +98,52 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `-status`'s `Final-State`.
+fn final_state(rm: &Rm, app: &str) -> String {
+    let o = rm.weft(&["application", "-status", app]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    text.lines()
+        .find_map(|l| l.strip_prefix("\tFinal-State : "))
+        .unwrap_or_else(|| panic!("no Final-State in {text}"))
+        .to_owned()
+}
+
+#[test]
+fn kill_goes_on_past_a_refusal_and_fails_the_command() {
+    let rm = Rm::start();
+    let first = rm.app();
+    let last = rm.app();
+    let unknown = "application_1_0001";
+    let o = rm.weft(&["application", "-kill", &first, unknown, &last]);
+    // The kills before and after the unknown id are done and reported.
+    assert_eq!(
+        stdout(&o),
+        format!("Killing application {first}\nKilling application {last}\n")
+    );
+    assert_eq!(final_state(&rm, &first), "KILLED");
+    assert_eq!(final_state(&rm, &last), "KILLED");
+    // The refusal says which id and why, and the command fails.
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("cannot kill {unknown}: 404 Not Found:")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("1 of 3 application(s) not killed: {unknown}")),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+
+    // `weft app kill` is the same command.
+    let o = rm.weft(&["app", "kill", unknown, &first]);
+    assert_eq!(
+        stdout(&o),
+        format!("Application {first} has already finished (KILLED)\n")
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
 #[test]
 fn app_states_are_read_as_yarn_reads_them() {
     let rm = Rm::start();
