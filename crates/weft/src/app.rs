@@ -78,8 +78,11 @@ pub(crate) struct SubmitArgs {
     /// Environment variables for the containers.
     #[arg(long = "env", value_name = "NAME=VALUE")]
     env: Vec<String>,
-    /// How often the AM calls the RM, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    /// How often the AM calls the RM, in milliseconds (10 to 60000).
+    // Past a minute the shell would sit on its app without a word, unable
+    // to notice its containers or a kill: an interval typed as seconds, or
+    // u64::MAX, left the app running and the client silent for ever.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
     interval_ms: u64,
 }
 
@@ -124,6 +127,7 @@ fn environment(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
 }
 
 async fn submit(a: SubmitArgs) -> anyhow::Result<()> {
+    let stop = stop_requested().context("cannot listen for Ctrl-C and SIGTERM")?;
     let mut config = ShellConfig::new(
         a.client.rm.clone(),
         a.client.user(),
@@ -137,10 +141,10 @@ async fn submit(a: SubmitArgs) -> anyhow::Result<()> {
     config.queue = a.queue;
     config.name = a.name;
     config.environment = environment(&a.env)?;
-    config.interval = Duration::from_millis(a.interval_ms.max(10));
+    config.interval = Duration::from_millis(a.interval_ms);
     let started = Instant::now();
     let mut printer = Printer::new(String::new(), started);
-    let outcome = distributed_shell::run(config, ctrl_c(), |e| printer.show(&e)).await?;
+    let outcome = distributed_shell::run(config, stop, |e| printer.show(&e)).await?;
     print(format!(
         "{} {}: {} succeeded, {} failed, {} asked for again ({:.1} s)\n",
         outcome.app,
@@ -156,10 +160,31 @@ async fn submit(a: SubmitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn ctrl_c() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
+/// Resolves on Ctrl-C or SIGTERM, which the shell answers by killing its
+/// app. SIGTERM too, because `timeout`, `kill` and service managers send it,
+/// and a client that died of it left its app running with its containers:
+/// nothing else ends an unmanaged app (the RM has no AM expiry). The
+/// handlers are installed here, before submitting, not when the shell first
+/// waits on the future, so a signal during submission is not fatal either.
+fn stop_requested() -> std::io::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
     }
+    #[cfg(not(unix))]
+    Ok(async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    })
 }
 
 /// Prints a shell's events, one line each, prefixed with `prefix`.
@@ -254,7 +279,27 @@ impl Printer {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        submit: SubmitArgs,
+    }
+
+    #[test]
+    fn the_interval_is_bounded() {
+        let ok = Cmd::try_parse_from(["submit", "--command", "true", "--interval-ms", "60000"]);
+        assert_eq!(ok.map(|c| c.submit.interval_ms).ok(), Some(60_000));
+        for bad in ["0", "9", "60001", "18446744073709551615"] {
+            let e = Cmd::try_parse_from(["submit", "--command", "true", "--interval-ms", bad])
+                .err()
+                .unwrap_or_else(|| panic!("--interval-ms {bad} is accepted"));
+            assert!(e.to_string().contains("10..=60000"), "{e}");
+        }
+    }
 
     #[test]
     fn environment_pairs_are_checked() {

@@ -4,9 +4,10 @@
 //! the distributed shell, in process, with no node to run on, so they wait
 //! (RUNNING, their unmanaged AM registered) until something kills them.
 
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
@@ -184,4 +185,57 @@ fn app_states_are_read_as_yarn_reads_them() {
         "{}",
         stdout(&o)
     );
+}
+
+/// Waits for the child's stdout to print a line starting with `prefix`,
+/// and returns the line's last word.
+fn wait_for_line(child: &mut Child, prefix: &str) -> String {
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|e| panic!("no line with {prefix:?}: {e}"));
+        if let Some(at) = line.find(prefix) {
+            return line[at..].split_whitespace().last().unwrap().to_owned();
+        }
+    }
+}
+
+#[test]
+fn sigterm_kills_the_distributed_shells_app() {
+    let rm = Rm::start();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["app", "submit", "--rm", &rm.url, "--user", "alice"])
+        .args(["--queue", "a", "--command", "true", "--interval-ms", "50"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let app = wait_for_line(&mut child, "submitted ");
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "weft app submit ignores SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // It ended its app rather than dying of the signal and leaving it running.
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert_eq!(final_state(&rm, &app), "KILLED");
 }
