@@ -47,7 +47,10 @@ pub(crate) struct NmArgs {
     node_id: Option<String>,
     /// Memory enforcement: auto (cgroups v2 where usable, else polling),
     /// off (polling resident memory), or a delegated cgroup v2 directory.
-    #[arg(long, default_value = "auto")]
+    // An empty value (an unset variable in a unit file) was taken for a
+    // directory, and the agent failed on `cgroup.subtree_control` without
+    // saying that the flag was empty.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     cgroup: String,
     /// Milliseconds between SIGTERM and SIGKILL when stopping a container
     /// (at most an hour: the deadline is a clock reading plus this).
@@ -148,6 +151,10 @@ mod tests {
                 "{e}"
             );
         }
+        let e = Cmd::try_parse_from(["nm", "--cgroup", ""])
+            .err()
+            .expect("an empty --cgroup is not a directory");
+        assert!(e.to_string().contains("--cgroup"), "{e}");
         let e = Cmd::try_parse_from(["nm", "--monitor-interval-ms", "0"])
             .err()
             .expect("no sampling loop without a pause");
