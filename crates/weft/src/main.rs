@@ -207,7 +207,9 @@ struct RmadminArgs {
     #[command(flatten)]
     client: Client,
     /// Reload the allocation file now.
-    #[arg(long = "refreshQueues")]
+    // Required, so `weft rmadmin` alone is a usage error (exit 2) like every
+    // other missing command, not a runtime failure.
+    #[arg(long = "refreshQueues", required = true)]
     refresh_queues: bool,
 }
 
@@ -660,6 +662,7 @@ mod tests {
             // No command at all.
             ("weft application", MissingRequiredArgument),
             ("weft node", MissingRequiredArgument),
+            ("weft rmadmin", MissingRequiredArgument),
         ];
         for (line, kind) in refused {
             let e = Weft::try_parse_from(args(line))
