@@ -270,7 +270,8 @@ struct LoadArgs {
     #[arg(long, default_value = "sim")]
     host_prefix: String,
     /// Threads of the load generator (1: a single-threaded runtime).
-    #[arg(long, default_value_t = 2)]
+    // 0 used to run on one worker thread in silence, which is neither.
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     threads: usize,
 }
 
@@ -684,6 +685,14 @@ mod tests {
                 panic!("{line} is refused: {e}");
             }
         }
+    }
+
+    #[test]
+    fn the_load_generator_needs_a_thread() {
+        let e = Weft::try_parse_from(["weft", "load", "--threads", "0"])
+            .expect_err("no runtime runs on no thread");
+        assert!(e.to_string().contains("--threads"), "{e}");
+        assert!(Weft::try_parse_from(["weft", "load", "--threads", "1"]).is_ok());
     }
 
     #[test]
