@@ -345,6 +345,9 @@ impl ResourceManager {
                 record.am_container = Some(id);
             }
         }
+        if is_am {
+            self.am_alive(now, h);
+        }
         self.counters.containers_allocated += 1;
         match locality {
             Locality::NodeLocal => self.counters.node_local += 1,

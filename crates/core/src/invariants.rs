@@ -182,6 +182,26 @@ impl ResourceManager {
                 ));
             }
         }
+        // Every watched AM has exactly its deadline in the expiry set, and
+        // the set holds nothing else (a stale entry would fail a new attempt).
+        let mut watched = 0;
+        for app in self.active.iter().flatten() {
+            if let Some(t) = app.am_expires {
+                watched += 1;
+                if !self.am_expiries.contains(&(t, app.id)) {
+                    problems.push(format!(
+                        "{}'s AM deadline {t} is not in the expiry set",
+                        app.id
+                    ));
+                }
+            }
+        }
+        if watched != self.am_expiries.len() {
+            problems.push(format!(
+                "{} AM deadlines booked for {watched} watched AMs",
+                self.am_expiries.len()
+            ));
+        }
         if problems.is_empty() {
             Ok(())
         } else {

@@ -45,6 +45,7 @@
 //! rm.check_invariants().unwrap();
 //! ```
 
+mod am_liveness;
 mod assign;
 mod calc;
 mod containers;

@@ -309,6 +309,8 @@ impl ResourceManager {
             vcore_ms: 0,
             holdings: Default::default(),
             set_aside_on: Default::default(),
+            am_expires: None,
+            am_timed_out: false,
         };
         if let Some(am) = am_resource.filter(|_| ask_for_am) {
             active.requests.add_any(
@@ -328,6 +330,12 @@ impl ResourceManager {
             self.handles_by_seq.insert(sub.app.seq, h);
         }
         self.tree.set_pending(h, pending);
+        // An unmanaged AM runs from its submission on, and a recovered AM
+        // container may be running still; a managed AM is watched from its
+        // container's allocation.
+        if am_resource.is_none() || !ask_for_am {
+            self.am_alive(now, h);
+        }
         let (state, diagnostics) = match &added.waiting {
             None if recovered && am_resource.is_some() && ask_for_am => (
                 AppState::Accepted,
@@ -336,6 +344,10 @@ impl ResourceManager {
             None if recovered => (
                 AppState::Accepted,
                 "recovered after a resource manager restart: waiting for its application master to register again".to_owned(),
+            ),
+            None if am_resource.is_none() => (
+                AppState::Accepted,
+                "accepted: waiting for its unmanaged application master to register".to_owned(),
             ),
             None => (
                 AppState::Accepted,
@@ -437,11 +449,7 @@ impl ResourceManager {
         })
     }
 
-    pub(crate) fn register_am(
-        &mut self,
-        _now: Time,
-        app: AppId,
-    ) -> Result<RegisterReply, AppError> {
+    pub(crate) fn register_am(&mut self, now: Time, app: AppId) -> Result<RegisterReply, AppError> {
         let h = self.live_handle(app)?;
         let managed_without_container = {
             let record = &self.apps[&app];
@@ -467,6 +475,7 @@ impl ResourceManager {
             });
         }
         self.active_mut(h).am_registered = true;
+        self.am_alive(now, h);
         let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
         let record = self.apps.get_mut(&app).expect("known app");
         record.state = AppState::Running;
@@ -485,13 +494,15 @@ impl ResourceManager {
 
     pub(crate) fn allocate(
         &mut self,
-        _now: Time,
+        now: Time,
         req: AllocateRequest,
     ) -> Result<AllocateReply, AllocateError> {
         let h = self.live_handle(req.app)?;
         if !self.active(h).am_registered {
             return Err(AllocateError::NotRegistered(req.app));
         }
+        // A call the RM refuses still shows the AM is alive, as in YARN.
+        self.am_alive(now, h);
         self.flush_capacity();
         let leaf = self.tree.app_queue(h);
         let max_share = self.tree.queue_settings(leaf).max_share;
@@ -703,6 +714,7 @@ impl ResourceManager {
         diagnostics: String,
     ) {
         self.active_mut(h).finishing = true;
+        self.am_gone(h);
         let app = self.active(h).id;
         let reserved: Vec<_> = self.active(h).reservations.iter().copied().collect();
         for node in reserved {
@@ -768,15 +780,25 @@ impl ResourceManager {
             return;
         }
         let app = self.active(h).id;
-        let counts = !matches!(status, exit_status::PREEMPTED | exit_status::ABORTED);
+        // A silent AM's attempt counts as failed whatever its container's
+        // status, as YARN's expiry does.
+        let timed_out = std::mem::take(&mut self.active_mut(h).am_timed_out);
+        let cause = if timed_out {
+            format!(
+                "application master made no allocate call for {}",
+                self.settings.scheduler.am_liveness_expiry
+            )
+        } else {
+            format!("application master container exited with status {status}")
+        };
+        let counts = timed_out || !matches!(status, exit_status::PREEMPTED | exit_status::ABORTED);
         if counts {
             self.active_mut(h).failed_attempts += 1;
         }
         let failed = self.active(h).failed_attempts;
         if failed >= self.settings.max_app_attempts {
-            let diagnostics = format!(
-                "application master container exited with status {status}; the application failed {failed} attempt(s), the most allowed"
-            );
+            let diagnostics =
+                format!("{cause}; the application failed {failed} attempt(s), the most allowed");
             self.end_app(
                 now,
                 h,
@@ -804,6 +826,8 @@ impl ResourceManager {
         }
         self.tree.am_stopped(h);
         let am = self.apps[&app].am_resource;
+        // The new attempt's AM is watched from its container's allocation.
+        self.am_gone(h);
         let active = self.active_mut(h);
         active.finishing = false;
         active.attempt = AttemptId::new(app, active.attempt.attempt + 1);
@@ -827,10 +851,14 @@ impl ResourceManager {
         let pending = active.requests.pending();
         self.tree.set_pending(h, pending);
         let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
-        let diagnostics = format!(
-            "application master exited with status {status}; starting attempt {}",
-            attempt.attempt
-        );
+        let diagnostics = if timed_out {
+            format!("{cause}; starting attempt {}", attempt.attempt)
+        } else {
+            format!(
+                "application master exited with status {status}; starting attempt {}",
+                attempt.attempt
+            )
+        };
         if let Some(record) = self.apps.get_mut(&app) {
             record.attempt = attempt;
             record.state = AppState::Accepted;

@@ -62,6 +62,8 @@ pub struct ResourceManager {
     /// reply's, when the driver hands its `Output` back to `handle_into`.
     pub(crate) spare_allocations: Vec<AllocatedContainer>,
     pub(crate) counters: Counters,
+    /// AM liveness deadlines, soonest first (`am_liveness`).
+    pub(crate) am_expiries: std::collections::BTreeSet<(Time, AppId)>,
     /// Starvation timers and the warn-then-kill ledger.
     pub(crate) preemptor: weft_preemption::Preemptor,
     /// Preemption was on at its last run (so switching it off is noticed).
@@ -244,6 +246,11 @@ pub(crate) struct ActiveApp {
     /// whose `preempted_for` names it, so ending the app or its claim visits
     /// those instead of every node in the cluster.
     pub(crate) set_aside_on: std::collections::BTreeSet<NodeIdx>,
+    /// When its AM's attempt fails unless the AM is heard from (`am_liveness`).
+    pub(crate) am_expires: Option<Time>,
+    /// Its AM's attempt is failing because the AM went silent (so the
+    /// failure counts, and says why).
+    pub(crate) am_timed_out: bool,
 }
 
 impl ResourceManager {
@@ -273,6 +280,7 @@ impl ResourceManager {
             events: Vec::new(),
             spare_allocations: Vec::new(),
             counters: Counters::default(),
+            am_expiries: Default::default(),
             preemptor: weft_preemption::Preemptor::new(),
             preemption_active: false,
         }
@@ -302,6 +310,7 @@ impl ResourceManager {
         // Work in the caller's buffer (and its capacity); hand it back filled.
         std::mem::swap(&mut self.events, &mut out.events);
         self.expire_nodes(now);
+        self.expire_ams(now);
         let reply = match input {
             Input::NodeRegistered(reg) => Reply::NodeRegistered(self.register_node(now, reg)),
             Input::NodeHeartbeat(hb) => Reply::NodeHeartbeat(self.node_heartbeat(now, hb)),
@@ -339,10 +348,14 @@ impl ResourceManager {
     }
 
     /// When the core next needs to be called even if nothing happens: the
-    /// next update pass or the next node expiry.
+    /// next update pass, sweep of empty queues, node or AM expiry, or
+    /// preemption kill.
     pub fn next_deadline(&self) -> Option<Time> {
         let mut next = self.next_update.min(self.next_queue_prune);
         if let Some((expiry, _)) = self.nodes.expiries.first() {
+            next = next.min(*expiry);
+        }
+        if let Some((expiry, _)) = self.am_expiries.first() {
             next = next.min(*expiry);
         }
         if let Some(kill) = self.preemptor.next_deadline() {

@@ -139,7 +139,11 @@ const QUEUES: [&str; 8] = [
 ];
 
 fn settings(idx: u8) -> CoreSettings {
-    let mut props = vec![("yarn.nm.liveness-monitor.expiry-interval-ms", "20000")];
+    // Short expiries, so that random streams lose nodes and silent AMs.
+    let mut props = vec![
+        ("yarn.nm.liveness-monitor.expiry-interval-ms", "20000"),
+        ("yarn.am.liveness-monitor.expiry-interval-ms", "25000"),
+    ];
     match idx {
         1 => props.extend([
             ("yarn.scheduler.fair.assignmultiple", "true"),

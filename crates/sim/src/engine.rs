@@ -836,12 +836,37 @@ impl<'s> Engine<'s> {
 
     /// Makes an AM heartbeat at its next tick.
     fn wake_am(&mut self, a: u32) {
+        self.wake_am_from(a, Time::ZERO);
+    }
+
+    /// An idle AM still calls often enough for the RM's AM liveness monitor
+    /// (`yarn.am.liveness-monitor.expiry-interval-ms`) to keep its attempt,
+    /// as a real AM's heartbeats would: at its first tick a few intervals
+    /// before the expiry. The call carries nothing, so it decides nothing.
+    fn keep_am_alive(&mut self, a: u32) {
+        let interval = self.sc.timing.am_heartbeat.as_millis();
+        let expiry = self.sc.settings.scheduler.am_liveness_expiry.as_millis();
+        let gap = if expiry > interval * 4 {
+            expiry - interval * 3
+        } else {
+            interval
+        };
+        let Some(last) = self.apps[a as usize].last_hb else {
+            return;
+        };
+        self.wake_am_from(a, Time::from_millis(last.as_millis().saturating_add(gap)));
+    }
+
+    /// Makes an AM heartbeat at its first tick at or after `from` (and after
+    /// now and its last heartbeat).
+    fn wake_am_from(&mut self, a: u32, from: Time) {
         let interval = self.sc.timing.am_heartbeat.as_millis();
         let sim = &mut self.apps[a as usize];
         let floor = match sim.last_hb {
             Some(l) => self.now.as_millis().max(l.as_millis() + 1),
             None => self.now.as_millis(),
-        };
+        }
+        .max(from.as_millis());
         let k = if floor <= sim.phase {
             0
         } else {
@@ -1074,6 +1099,8 @@ impl<'s> Engine<'s> {
         sim.advance_stage(spec, &self.rack_of);
         if sim.has_changes() || sim.news || !self.options.skip_idle_heartbeats {
             self.wake_am(a);
+        } else {
+            self.keep_am_alive(a);
         }
         Ok(())
     }
@@ -1346,6 +1373,53 @@ mod tests {
                 .all(|a| a.outcome == crate::report::Outcome::Finished)
         );
         assert!(fast.stats.core_calls < slow.stats.core_calls / 2);
+    }
+
+    /// AMs whose tasks outlast the AM liveness expiry have nothing to say
+    /// for a long time; skipping their idle heartbeats must not let the RM
+    /// fail their attempts, managed or unmanaged.
+    #[test]
+    fn idle_ams_outlive_the_am_liveness_expiry() {
+        let text = r#"
+            seed = 5
+            site = { "yarn.am.liveness-monitor.expiry-interval-ms" = 20000 }
+            [[nodes]]
+            count = 4
+            capacity = "4096 mb, 4 vcores"
+            [[workloads]]
+            format = "generate"
+            jobs = 3
+            maps = 2
+            arrival = "every 5s"
+            map_duration = "90s"
+            [[workloads]]
+            format = "generate"
+            jobs = 2
+            maps = 2
+            arrival = "every 7s"
+            map_duration = "75s"
+            am = "unmanaged"
+            "#;
+        let sc = load(text);
+        let fast = simulate(&sc, SimOptions::default()).unwrap();
+        let slow = simulate(
+            &sc,
+            SimOptions {
+                skip_idle_heartbeats: false,
+                ..SimOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(fast.apps.len(), 5);
+        assert!(
+            fast.apps
+                .iter()
+                .all(|a| a.outcome == crate::report::Outcome::Finished),
+            "{}",
+            timeline(&fast)
+        );
+        assert_eq!(timeline(&fast), timeline(&slow));
+        assert!(fast.stats.allocates < slow.stats.allocates);
     }
 
     const FAULTS: &str = r#"

@@ -110,6 +110,10 @@ pub struct SchedulerSettings {
     /// `yarn.nm.liveness-monitor.expiry-interval-ms` (default 10 min): a node
     /// silent this long is lost. Positive.
     pub nm_liveness_expiry: Duration,
+    /// `yarn.am.liveness-monitor.expiry-interval-ms` (default 10 min): an
+    /// application master that makes no allocate call this long has failed
+    /// its attempt. Positive.
+    pub am_liveness_expiry: Duration,
 }
 
 /// A number in [0, 1].
@@ -295,6 +299,7 @@ impl Default for SchedulerSettings {
             admin_acl: Acl::everyone(),
             node_heartbeat_interval: Duration::from_millis(1_000),
             nm_liveness_expiry: Duration::from_millis(600_000),
+            am_liveness_expiry: Duration::from_millis(600_000),
         }
     }
 }
@@ -481,6 +486,7 @@ mod names {
     pub(super) const HEARTBEAT_INTERVAL: &str =
         "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms";
     pub(super) const NM_EXPIRY: &str = "yarn.nm.liveness-monitor.expiry-interval-ms";
+    pub(super) const AM_EXPIRY: &str = "yarn.am.liveness-monitor.expiry-interval-ms";
 
     /// Every `yarn.scheduler.fair.*` name read above (the per-queue AM
     /// preemption names are matched by prefix).
@@ -686,6 +692,7 @@ impl<'a> Reader<'a> {
                 .map_or(d.admin_acl, |p| Acl::parse(&p.value)),
             node_heartbeat_interval: self.millis(HEARTBEAT_INTERVAL, d.node_heartbeat_interval, 1),
             nm_liveness_expiry: self.millis(NM_EXPIRY, d.nm_liveness_expiry, 1),
+            am_liveness_expiry: self.millis(AM_EXPIRY, d.am_liveness_expiry, 1),
         };
         let allocation = self.allocation()?;
         Some(SchedulerSettings {

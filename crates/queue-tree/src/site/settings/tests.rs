@@ -64,6 +64,7 @@ fn defaults_are_hadoops() {
     assert_eq!(s.admin_acl, Acl::everyone());
     assert_eq!(s.node_heartbeat_interval, Duration::from_millis(1_000));
     assert_eq!(s.nm_liveness_expiry, Duration::from_millis(600_000));
+    assert_eq!(s.am_liveness_expiry, Duration::from_millis(600_000));
     // Derived values the reference spells out.
     assert_eq!(s.reservation_threshold(), Resource::new(2048, 2));
     assert_eq!(s.starvation_recheck_delay(), Duration::from_millis(29_000));
@@ -125,6 +126,7 @@ fn every_property_is_read() {
             "3000",
         ),
         ("yarn.nm.liveness-monitor.expiry-interval-ms", "60000"),
+        ("yarn.am.liveness-monitor.expiry-interval-ms", "90000"),
         ("weft.http.address", "0.0.0.0:8088"),
         ("yarn.resourcemanager.hostname", "rm1"),
     ]);
@@ -209,6 +211,9 @@ fn every_property_is_read() {
             ),
             nm_liveness_expiry: Duration(
                 60000,
+            ),
+            am_liveness_expiry: Duration(
+                90000,
             ),
         }
     "#]]
