@@ -6,7 +6,7 @@
 //! generator (`load`) use it; it knows paths and bodies, not what they mean.
 
 use bytes::Bytes;
-use http::{Method, Request, StatusCode, Uri, header};
+use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
@@ -20,13 +20,13 @@ use crate::http::error::RemoteException;
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The RM's address is not `http://host:port`.
+    /// The RM's address is not `[http://]host[:port][/]`.
     #[error("invalid resource manager address {url:?}: {why}")]
     InvalidUrl {
         /// The address given.
         url: String,
         /// What is wrong.
-        why: &'static str,
+        why: String,
     },
     /// No connection.
     #[error("cannot connect to the resource manager at {addr}: {source}")]
@@ -68,6 +68,94 @@ pub struct Answer {
     pub body: Bytes,
 }
 
+/// The port of YARN's RM web address (`yarn.resourcemanager.webapp.address`),
+/// which an address without one means: an operator who types `--rm rm1`
+/// means that RM, not a web server on port 80.
+pub const DEFAULT_RM_PORT: u16 = 8088;
+
+/// The `host:port` to connect to for an RM address typed as `host`,
+/// `host:port`, `http://host` or `http://host:port` (with an optional
+/// trailing `/`); a missing port is [`DEFAULT_RM_PORT`], an explicit one
+/// (even 80) is kept. Anything else is refused with what is wrong, rather
+/// than silently dropped (a path, a query) or sent somewhere unintended.
+pub fn rm_authority(url: &str) -> Result<String, ClientError> {
+    let invalid = |why: String| ClientError::InvalidUrl {
+        url: url.to_owned(),
+        why,
+    };
+    if url.trim().is_empty() {
+        return Err(invalid("it is empty".to_owned()));
+    }
+    if url.trim() != url {
+        return Err(invalid("it has spaces around it".to_owned()));
+    }
+    let rest = match url.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
+        Some((scheme, _)) => {
+            return Err(invalid(format!(
+                "only http:// is supported, not {scheme}://"
+            )));
+        }
+        None => url,
+    };
+    let (authority, tail) = match rest.find(['/', '?', '#']) {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
+    // The client adds its own paths; a path typed here would be ignored.
+    if !tail.is_empty() && tail != "/" {
+        return Err(invalid(format!(
+            "{tail:?} after the host: give only the host and port"
+        )));
+    }
+    if authority.contains('@') {
+        return Err(invalid(
+            "user information (user@) is not supported".to_owned(),
+        ));
+    }
+    let (host, port) = if let Some(bracketed) = authority.strip_prefix('[') {
+        let Some((inside, after)) = bracketed.split_once(']') else {
+            return Err(invalid("an IPv6 address has no closing ]".to_owned()));
+        };
+        let port = match after {
+            "" => None,
+            _ => match after.strip_prefix(':') {
+                Some(p) => Some(p),
+                None => return Err(invalid(format!("{after:?} after the IPv6 address"))),
+            },
+        };
+        (&authority[..inside.len() + 2], port)
+    } else {
+        match authority.split_once(':') {
+            Some((_, p)) if p.contains(':') => {
+                return Err(invalid(
+                    "an IPv6 address must be in brackets, as http://[::1]:8088".to_owned(),
+                ));
+            }
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty() || host == "[]" {
+        return Err(invalid("no host".to_owned()));
+    }
+    if host.parse::<http::uri::Authority>().is_err() {
+        return Err(invalid(format!("{host:?} is not a host name or address")));
+    }
+    let port = match port {
+        None => DEFAULT_RM_PORT,
+        Some(p) => match p.parse::<u16>() {
+            Ok(n) if n > 0 && p.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => {
+                return Err(invalid(format!(
+                    "port {p:?} is not a number from 1 to 65535"
+                )));
+            }
+        },
+    };
+    Ok(format!("{host}:{port}"))
+}
+
 /// A client for one RM.
 pub struct RmClient {
     authority: String,
@@ -85,21 +173,10 @@ impl std::fmt::Debug for RmClient {
 }
 
 impl RmClient {
-    /// A client for the RM at `url` (`http://host:port`), calling as `user`.
+    /// A client for the RM at `url` (see [`rm_authority`]), calling as `user`.
     pub fn new(url: &str, user: Option<String>) -> Result<RmClient, ClientError> {
-        let invalid = |why| ClientError::InvalidUrl {
-            url: url.to_owned(),
-            why,
-        };
-        let uri: Uri = url.parse().map_err(|_| invalid("not a URL"))?;
-        match uri.scheme_str() {
-            Some("http") | None => {}
-            Some(_) => return Err(invalid("only http:// is supported")),
-        }
-        let authority = uri.authority().ok_or_else(|| invalid("no host"))?;
-        let port = authority.port_u16().unwrap_or(80);
         Ok(RmClient {
-            authority: format!("{}:{port}", authority.host()),
+            authority: rm_authority(url)?,
             user,
             sender: None,
         })
@@ -272,21 +349,73 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_are_checked() {
+    fn a_missing_port_is_the_rm_web_port() {
+        let authority = |url: &str| RmClient::new(url, None).unwrap().authority().to_owned();
+        assert_eq!(authority("http://localhost:8088"), "localhost:8088");
+        // No port: YARN's RM web port, as `--rm rm1` means, not HTTP's 80.
+        assert_eq!(authority("http://rm/"), "rm:8088");
+        assert_eq!(authority("http://rm"), "rm:8088");
+        assert_eq!(authority("rm"), "rm:8088");
+        assert_eq!(authority("HTTP://rm.example.com"), "rm.example.com:8088");
+        assert_eq!(authority("10.0.0.7"), "10.0.0.7:8088");
+        assert_eq!(authority("[::1]"), "[::1]:8088");
+        // An explicit port is kept, 80 included.
+        assert_eq!(authority("http://rm:80"), "rm:80");
+        assert_eq!(authority("rm:80/"), "rm:80");
+        assert_eq!(authority("http://[::1]:9000"), "[::1]:9000");
+    }
+
+    #[test]
+    fn bad_addresses_say_what_is_wrong() {
+        let why = |url: &str| match RmClient::new(url, None) {
+            Err(ClientError::InvalidUrl { why, .. }) => why,
+            other => panic!("{url} gives {other:?}"),
+        };
         assert_eq!(
-            RmClient::new("http://localhost:8088", None)
-                .unwrap()
-                .authority(),
-            "localhost:8088"
+            why("https://rm:8090"),
+            "only http:// is supported, not https://"
+        );
+        assert_eq!(why(""), "it is empty");
+        assert_eq!(why(" rm"), "it has spaces around it");
+        assert_eq!(why("http://"), "no host");
+        assert_eq!(why("http://:8088"), "no host");
+        assert_eq!(why("rm:"), "port \"\" is not a number from 1 to 65535");
+        assert_eq!(why("rm:0"), "port \"0\" is not a number from 1 to 65535");
+        assert_eq!(
+            why("rm:65536"),
+            "port \"65536\" is not a number from 1 to 65535"
         );
         assert_eq!(
-            RmClient::new("http://rm/", None).unwrap().authority(),
-            "rm:80"
+            why("rm:+80"),
+            "port \"+80\" is not a number from 1 to 65535"
         );
-        assert!(matches!(
-            RmClient::new("https://rm:8090", None),
-            Err(ClientError::InvalidUrl { .. })
-        ));
+        assert_eq!(
+            why("rm:http"),
+            "port \"http\" is not a number from 1 to 65535"
+        );
+        assert_eq!(
+            why("http://rm:8088/ws/v1"),
+            "\"/ws/v1\" after the host: give only the host and port"
+        );
+        assert_eq!(
+            why("rm?x=1"),
+            "\"?x=1\" after the host: give only the host and port"
+        );
+        assert_eq!(
+            why("http://u@rm"),
+            "user information (user@) is not supported"
+        );
+        assert_eq!(
+            why("::1"),
+            "an IPv6 address must be in brackets, as http://[::1]:8088"
+        );
+        assert_eq!(why("[::1"), "an IPv6 address has no closing ]");
+        assert_eq!(why("r m"), "\"r m\" is not a host name or address");
+        let e = RmClient::new("rm:x", None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid resource manager address \"rm:x\": port \"x\" is not a number from 1 to 65535"
+        );
     }
 
     #[test]

@@ -97,8 +97,8 @@ struct RmArgs {
 
 #[derive(Args, Debug)]
 struct Client {
-    /// The ResourceManager's address.
-    #[arg(long = "rm", global = true, default_value = "http://127.0.0.1:8088")]
+    /// The ResourceManager's address: [http://]host[:port], port 8088 when none is given.
+    #[arg(long = "rm", global = true, default_value = "http://127.0.0.1:8088", value_parser = rm_address)]
     rm: String,
     /// The user to act as (Hadoop's user.name; default: $USER).
     // An empty name would reach the RM as no user at all, which answers
@@ -215,8 +215,8 @@ struct RmadminArgs {
 
 #[derive(Args, Debug)]
 struct LoadArgs {
-    /// The ResourceManager's address.
-    #[arg(long, default_value = "http://127.0.0.1:8088")]
+    /// The ResourceManager's address: [http://]host[:port], port 8088 when none is given.
+    #[arg(long, default_value = "http://127.0.0.1:8088", value_parser = rm_address)]
     rm: String,
     /// Simulated NodeManagers.
     #[arg(long, default_value_t = 100)]
@@ -273,6 +273,16 @@ struct LoadArgs {
     // 0 used to run on one worker thread in silence, which is neither.
     #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     threads: usize,
+}
+
+/// `--rm`, checked as the command line is read: a bad address is a usage
+/// error naming the flag and what is wrong with it, before anything is sent.
+pub(crate) fn rm_address(text: &str) -> Result<String, String> {
+    match weft_rm::client::rm_authority(text) {
+        Ok(_) => Ok(text.to_owned()),
+        Err(ClientError::InvalidUrl { why, .. }) => Err(why),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// YARN spells long options with one dash (`-list`, `-appStates`); clap
@@ -693,6 +703,30 @@ mod tests {
             .expect_err("no runtime runs on no thread");
         assert!(e.to_string().contains("--threads"), "{e}");
         assert!(Weft::try_parse_from(["weft", "load", "--threads", "1"]).is_ok());
+    }
+
+    #[test]
+    fn a_bad_rm_address_is_a_usage_error() {
+        for line in [
+            "weft application -list --rm rm:x",
+            "weft node -list --rm https://rm:8088",
+            "weft load --rm http://rm:8088/ws",
+        ] {
+            let e = Weft::try_parse_from(args(line))
+                .err()
+                .unwrap_or_else(|| panic!("{line} is accepted"));
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{line}: {e}"
+            );
+            assert!(e.to_string().contains("--rm"), "{e}");
+        }
+        let parsed = Weft::try_parse_from(args("weft application -list --rm rm1")).unwrap();
+        let Command::Application(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(a.client.rm, "rm1");
     }
 
     #[test]

@@ -187,6 +187,57 @@ fn app_states_are_read_as_yarn_reads_them() {
     );
 }
 
+/// `weft <args>` with no RM of ours: what it makes of `--rm` alone.
+fn weft_alone(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_rm_address_without_a_port_is_port_8088() {
+    // `.invalid` never resolves (RFC 2606), so the error names where the
+    // command tried to go without anything answering there.
+    for rm in ["rm.invalid", "http://rm.invalid", "http://rm.invalid/"] {
+        let o = weft_alone(&["application", "-list", "--rm", rm, "--user", "alice"]);
+        let err = stderr(&o);
+        assert!(
+            err.contains("cannot connect to the resource manager at rm.invalid:8088"),
+            "{rm}: {err}"
+        );
+        assert_eq!(o.status.code(), Some(1), "{rm}: {err}");
+    }
+    // An explicit port is kept, 80 too.
+    let o = weft_alone(&["node", "-list", "--rm", "http://rm.invalid:80"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot connect to the resource manager at rm.invalid:80:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_rm_address_is_a_usage_error_saying_what_is_wrong() {
+    let o = weft_alone(&["application", "-list", "--rm", "rm:80x"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "invalid value 'rm:80x' for '--rm <RM>': port \"80x\" is not a number from 1 to 65535"
+        ),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let o = weft_alone(&["load", "--rm", "https://rm:8088"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("only http:// is supported, not https://"),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(2), "{err}");
+}
+
 /// Waits for the child's stdout to print a line starting with `prefix`,
 /// and returns the line's last word.
 fn wait_for_line(child: &mut Child, prefix: &str) -> String {
