@@ -621,6 +621,56 @@ async fn a_node_killed_abruptly_is_lost_and_its_apps_are_told() {
     rm.shutdown().await;
 }
 
+/// An unmanaged AM whose client goes silent (killed outright, say) loses
+/// its app at the RM's AM liveness deadline, which the service ticks at
+/// without any other input, and the app's containers are stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_unmanaged_am_fails_its_app_at_the_liveness_deadline() {
+    let dir = test_dir("am-expiry");
+    let rm = Rm::start(
+        &site(&[("yarn.am.liveness-monitor.expiry-interval-ms", "1500")]),
+        "127.0.0.1:0",
+    )
+    .await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let mut am = rm.client();
+    let app = unmanaged_app_in_a(&mut am).await;
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/allocate"),
+            Some(&ask),
+        )
+        .await
+        .unwrap();
+    wait_until("the node to hear of the container", || async {
+        !n1.handle().containers().await.is_empty()
+    })
+    .await;
+    // The AM says nothing more.
+    wait_until("the app to fail", || async {
+        rm.get(&format!("/ws/v1/cluster/apps/{app}")).await["app"]["state"] == "FAILED"
+    })
+    .await;
+    let report = rm.get(&format!("/ws/v1/cluster/apps/{app}")).await;
+    let diagnostics = report["app"]["diagnostics"].as_str().unwrap_or_default();
+    assert!(
+        diagnostics.contains("made no allocate call for 1500ms"),
+        "{report}"
+    );
+    wait_until("the node to drop the container", || async {
+        n1.handle()
+            .containers()
+            .await
+            .iter()
+            .all(|c| c.state == "COMPLETE")
+    })
+    .await;
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_container_over_its_memory_limit_is_killed_with_the_figures() {
     let dir = test_dir("memory");
