@@ -138,16 +138,19 @@ pub async fn application_list(
     }
     let apps: AppsDto = get_wrapped(client, &path, "apps").await?;
     let mut out = String::new();
-    let shown = format!("[{}]", states.join(", "));
+    // Hadoop 3's words and widths (2.x had no tags and a 20-wide queue):
+    // scripts that parse `yarn application -list` read Weft's the same way.
     let _ = writeln!(
         out,
-        "Total number of applications (application-types: [{}] and states: {shown}):{}",
+        "Total number of applications (application-types: [{}], states: [{}] and tags: [{}]):{}",
         types.join(", "),
+        states.join(", "),
+        tags.join(", "),
         apps.app.len()
     );
     let _ = writeln!(
         out,
-        "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>20}\t{:>18}\t{:>18}\t{:>15}\t{:>35}",
+        "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>10}\t{:>18}\t{:>18}\t{:>15}\t{:>35}",
         "Application-Id",
         "Application-Name",
         "Application-Type",
@@ -166,7 +169,7 @@ pub async fn application_list(
         };
         let _ = writeln!(
             out,
-            "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>20}\t{:>18}\t{:>18}\t{:>15}\t{:>35}",
+            "{:>30}\t{:>20}\t{:>20}\t{:>10}\t{:>10}\t{:>18}\t{:>18}\t{:>15}\t{:>35}",
             a.id,
             a.name,
             a.application_type,

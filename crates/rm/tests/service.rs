@@ -278,9 +278,9 @@ async fn yarn_style_commands() {
         .await
         .unwrap();
     expect![[r#"
-        Total number of applications (application-types: [] and states: [SUBMITTED, ACCEPTED, RUNNING]):1
-                        Application-Id	    Application-Name	    Application-Type	      User	               Queue	             State	       Final-State	       Progress	                       Tracking-URL
-        application_1700000000000_0001	               job-a	                YARN	     alice	              root.a	          ACCEPTED	         UNDEFINED	             0%	                                N/A
+        Total number of applications (application-types: [], states: [SUBMITTED, ACCEPTED, RUNNING] and tags: []):1
+                        Application-Id	    Application-Name	    Application-Type	      User	     Queue	             State	       Final-State	       Progress	                       Tracking-URL
+        application_1700000000000_0001	               job-a	                YARN	     alice	    root.a	          ACCEPTED	         UNDEFINED	             0%	                                N/A
     "#]]
     .assert_eq(&list);
     let status = cli::application_status(&mut alice, &a).await.unwrap();

@@ -151,6 +151,7 @@ fn app_states_are_read_as_yarn_reads_them() {
     let running = rm.app();
     let killed = rm.app();
     assert!(rm.weft(&["application", "-kill", &killed]).status.success());
+    let header = |o: &Output| stdout(o).lines().next().unwrap_or_default().to_owned();
     let ids = |o: &Output| -> Vec<String> {
         assert!(o.status.success(), "{}", stderr(o));
         stdout(o)
@@ -162,29 +163,44 @@ fn app_states_are_read_as_yarn_reads_them() {
     // A blank -appStates is the default states, not every state.
     let o = rm.weft(&["application", "-list", "-appStates", ""]);
     assert_eq!(ids(&o), std::slice::from_ref(&running));
-    assert!(
-        stdout(&o).contains("states: [SUBMITTED, ACCEPTED, RUNNING]"),
-        "{}",
-        stdout(&o)
+    // Hadoop 3's header, tags included.
+    assert_eq!(
+        header(&o),
+        "Total number of applications (application-types: [], states: [SUBMITTED, ACCEPTED, RUNNING] and tags: []):1"
     );
     // ALL names every state, as YARN prints them.
     let o = rm.weft(&["application", "-list", "-appStates", "all"]);
     assert_eq!(ids(&o), [running.clone(), killed]);
-    assert!(
-        stdout(&o).contains(
-            "states: [NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED]"
-        ),
-        "{}",
-        stdout(&o)
+    assert_eq!(
+        header(&o),
+        "Total number of applications (application-types: [], states: [NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED] and tags: []):2"
     );
     // Trimmed and in YARN's order.
     let o = rm.weft(&["application", "-list", "-appStates", " running ,accepted"]);
-    assert_eq!(ids(&o), [running]);
-    assert!(
-        stdout(&o).contains("states: [ACCEPTED, RUNNING]"),
-        "{}",
-        stdout(&o)
+    assert_eq!(ids(&o), std::slice::from_ref(&running));
+    assert_eq!(
+        header(&o),
+        "Total number of applications (application-types: [], states: [ACCEPTED, RUNNING] and tags: []):1"
     );
+    // Types and tags are named as they were read; the columns are Hadoop 3's
+    // (a 10-wide queue).
+    let o = rm.weft(&[
+        "application",
+        "-list",
+        "-appTypes",
+        " weft-shell,",
+        "-appTags",
+        "nightly, ",
+    ]);
+    assert_eq!(
+        header(&o),
+        "Total number of applications (application-types: [WEFT-SHELL], states: [SUBMITTED, ACCEPTED, RUNNING] and tags: [nightly]):0"
+    );
+    let o = rm.weft(&["application", "-list"]);
+    let row = stdout(&o).lines().nth(2).unwrap_or_default().to_owned();
+    let columns: Vec<&str> = row.split('\t').collect();
+    assert_eq!(columns[0].trim(), running, "{row}");
+    assert_eq!(columns[4], "    root.a", "{row}");
 }
 
 /// `weft <args>` with no RM of ours: what it makes of `--rm` alone.
