@@ -10,10 +10,17 @@
 //! and finishes when they have all completed; another app is submitted in
 //! its place, so the number of live apps stays constant. Counting starts
 //! after a warm-up. Nothing here knows the scheduler's internals.
+//!
+//! When the window closes (or the run is interrupted), every application the
+//! run still has alive is ended, its AM finishing it when one registered and
+//! a kill through the REST API otherwise, and the simulated nodes unregister:
+//! a load run leaves no applications and no phantom capacity behind it.
 
+use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::Method;
@@ -25,10 +32,10 @@ use weft_model::{AppId, ContainerId};
 use crate::client::{ClientError, RmClient, decode};
 use crate::dto::ResourceDto;
 use crate::dto::am::{AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AskDto};
-use crate::dto::apps::{NewApplicationDto, SubmitApplicationDto};
+use crate::dto::apps::{AppStateDto, NewApplicationDto, SubmitApplicationDto};
 use crate::dto::nm::{
     ContainerStatusDto, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRegisterRequest,
-    NodeRegisterResponse,
+    NodeRegisterResponse, NodeUnregisterRequest,
 };
 
 /// What to simulate.
@@ -162,11 +169,14 @@ impl fmt::Display for Percentiles {
     }
 }
 
-/// What a run measured (over the counted window only).
+/// What a run measured (over the counted window only), and how it ended
+/// what it left.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LoadReport {
-    /// Length of the counted window.
+    /// Length of the counted window (shorter than asked when interrupted).
     pub window: Duration,
+    /// The run was interrupted before its window closed.
+    pub interrupted: bool,
     /// Heartbeats answered.
     pub heartbeats: u64,
     /// Heartbeat latency.
@@ -185,8 +195,39 @@ pub struct LoadReport {
     pub apps_submitted: u64,
     /// Apps whose AM finished.
     pub apps_finished: u64,
-    /// Failed calls.
+    /// Apps the RM failed, found when the run ended them: a submission the
+    /// RM refuses (no such queue, placement, ACLs) is still answered 202, as
+    /// in Hadoop, and shows only as the app's state, so without this a run
+    /// whose every app was refused reported no containers and no errors.
+    pub apps_failed: u64,
+    /// The diagnostics of the first failed app, saying why.
+    pub first_failure: Option<String>,
+    /// How the run ended the applications it had alive (not counted in the window).
+    pub ending: Ending,
+    /// Failed calls during the run, plus `apps_failed`.
     pub errors: u64,
+}
+
+/// What the run did after its window to leave nothing behind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ending {
+    /// Apps whose registered AM finished them (final status KILLED).
+    pub finished: u64,
+    /// Apps with no registered AM, killed through `PUT .../state`.
+    pub killed: u64,
+    /// Apps that could not be ended and are still alive in the RM.
+    pub left: u64,
+    /// Simulated nodes unregistered.
+    pub nodes_unregistered: u64,
+    /// Simulated nodes that could not be unregistered (the RM expires them).
+    pub nodes_left: u64,
+}
+
+impl Ending {
+    /// Applications ended.
+    pub fn apps_ended(&self) -> u64 {
+        self.finished + self.killed
+    }
 }
 
 impl LoadReport {
@@ -209,8 +250,13 @@ impl fmt::Display for LoadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "window:               {:.1} s",
-            self.window.as_secs_f64()
+            "window:               {:.1} s{}",
+            self.window.as_secs_f64(),
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
         )?;
         writeln!(
             f,
@@ -249,6 +295,23 @@ impl fmt::Display for LoadReport {
             "apps:                 {} submitted, {} finished",
             self.apps_submitted, self.apps_finished
         )?;
+        // Over the whole run: a refusal at submission is usually in the warm-up.
+        write!(f, "apps the RM failed:   {} in the run", self.apps_failed)?;
+        match &self.first_failure {
+            Some(why) => writeln!(f, ", the first {why}")?,
+            None => writeln!(f)?,
+        }
+        let e = &self.ending;
+        writeln!(
+            f,
+            "ended after the run:  {} apps ({} finished by their AM, {} killed), {} left alive; {} nodes unregistered, {} left",
+            e.apps_ended(),
+            e.finished,
+            e.killed,
+            e.left,
+            e.nodes_unregistered,
+            e.nodes_left
+        )?;
         write!(f, "errors:               {}", self.errors)
     }
 }
@@ -265,9 +328,20 @@ struct Counters {
     errors: AtomicU64,
 }
 
+/// An application submitted and not known to have ended.
+struct LiveApp {
+    /// Who submitted it: a kill is the owner's to make.
+    user: String,
+    /// Its AM registered (and was not dropped), so it can finish the app.
+    registered: bool,
+}
+
 struct Shared {
     config: LoadConfig,
     counters: Counters,
+    /// Every app the run has alive, by id, so that the end of the run can
+    /// end them all, whatever state each reached.
+    live: Mutex<BTreeMap<String, LiveApp>>,
     /// Counting happens between these instants.
     window: (Instant, Instant),
     stop: watch::Receiver<bool>,
@@ -292,6 +366,18 @@ impl Shared {
     fn am_worker_for(&self, app: AppId) -> &mpsc::UnboundedSender<AppId> {
         &self.am_workers[app.seq as usize % self.am_workers.len()]
     }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, LiveApp>> {
+        // A worker that panicked holding the lock left the map whole: each
+        // change is one insert, update or remove.
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn set_registered(&self, app: AppId, registered: bool) {
+        if let Some(a) = self.live().get_mut(&app.to_string()) {
+            a.registered = registered;
+        }
+    }
 }
 
 /// The longest duration or interval a run takes.
@@ -299,6 +385,15 @@ const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// Runs the load and reports what it measured.
 pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
+    run_until(config, std::future::pending()).await
+}
+
+/// Runs the load until its window closes or `interrupt` completes (Ctrl-C),
+/// whichever is first, then ends what it left alive and reports.
+pub async fn run_until(
+    config: LoadConfig,
+    interrupt: impl Future<Output = ()>,
+) -> Result<LoadReport, LoadError> {
     if config.nodes == 0 || config.node_connections == 0 || config.am_connections == 0 {
         return Err(LoadError::Invalid(
             "nodes and connection counts must be positive",
@@ -348,6 +443,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
     let shared = Arc::new(Shared {
         config: config.clone(),
         counters: Counters::default(),
+        live: Mutex::new(BTreeMap::new()),
         window,
         stop,
         am_workers: am_senders,
@@ -369,16 +465,29 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
         let shared = shared.clone();
         am_tasks.push(tokio::spawn(am_worker(shared, w, rx)));
     }
-    // The first apps, spread over the AM workers' connections.
-    tokio::time::sleep_until(start).await;
+    // An interrupt is only awaited while the run sleeps, so a call in
+    // flight (a submission above all) completes and its app is on the books.
+    let mut interrupt = std::pin::pin!(interrupt);
+    let interrupted = tokio::select! {
+        () = tokio::time::sleep_until(start) => false,
+        () = &mut interrupt => true,
+    };
     let mut submitter = RmClient::new(&config.rm, None)?;
-    for i in 0..config.apps {
-        if let Err(e) = submit_app(&shared, &mut submitter, i).await {
-            tracing::warn!(error = %e, "submission failed");
-            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+    if !interrupted {
+        // The first apps, spread over the AM workers' connections.
+        for i in 0..config.apps {
+            if let Err(e) = submit_app(&shared, &mut submitter, i).await {
+                tracing::warn!(error = %e, "submission failed");
+                shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
-    tokio::time::sleep_until(window.1).await;
+    let interrupted = interrupted
+        || tokio::select! {
+            () = tokio::time::sleep_until(window.1) => false,
+            () = &mut interrupt => true,
+        };
+    let ended_at = Instant::now().clamp(window.0, window.1);
     let _ = stop_tx.send(true);
     let mut hb_lat = Vec::new();
     for t in node_tasks {
@@ -392,10 +501,16 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
             alloc_lat.append(&mut l);
         }
     }
+    // Every worker has stopped: the books of live apps are final.
+    if interrupted {
+        tracing::info!("interrupted; ending the run's applications");
+    }
+    let ended = end_everything(&shared).await;
     let c = &shared.counters;
     let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
     Ok(LoadReport {
-        window: config.duration,
+        window: ended_at - window.0,
+        interrupted,
         heartbeats: get(&c.heartbeats),
         heartbeat_latency: Percentiles::of(&mut hb_lat),
         allocates: get(&c.allocates),
@@ -405,8 +520,209 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
         containers_completed: get(&c.completed),
         apps_submitted: get(&c.submitted),
         apps_finished: get(&c.finished),
-        errors: get(&c.errors),
+        apps_failed: ended.failed,
+        first_failure: ended.first_failure,
+        ending: ended.ending,
+        errors: get(&c.errors) + ended.failed,
     })
+}
+
+/// What ending the apps found, besides the `Ending`.
+#[derive(Default)]
+struct Ended {
+    ending: Ending,
+    failed: u64,
+    first_failure: Option<String>,
+}
+
+/// How one app ended.
+enum AppEnd {
+    Finished,
+    Killed,
+    /// The RM had failed it already.
+    Failed,
+    /// It had ended some other way (its AM finished it as the run stopped).
+    AlreadyOver,
+    Left,
+}
+
+/// Ends every app still alive, then unregisters the nodes, each spread over
+/// the AM connections. All apps go first: a node unregistered under a
+/// running AM would fail the attempt and have the RM start another.
+async fn end_everything(shared: &Arc<Shared>) -> Ended {
+    let connections = shared.config.am_connections.max(1);
+    let apps: Vec<(String, LiveApp)> = std::mem::take(&mut *shared.live()).into_iter().collect();
+    let mut shares: Vec<Vec<(String, LiveApp)>> = (0..connections).map(|_| Vec::new()).collect();
+    for (i, app) in apps.into_iter().enumerate() {
+        shares[i % connections].push(app);
+    }
+    let mut handles = Vec::new();
+    for share in shares {
+        let len = share.len() as u64;
+        let shared = shared.clone();
+        handles.push((
+            len,
+            tokio::spawn(async move { end_apps(&shared, share).await }),
+        ));
+    }
+    let mut ended = Ended::default();
+    for (len, h) in handles {
+        let Ok(part) = h.await else {
+            // A worker that panicked ended an unknown part of its share.
+            ended.ending.left += len;
+            continue;
+        };
+        ended.ending.finished += part.ending.finished;
+        ended.ending.killed += part.ending.killed;
+        ended.ending.left += part.ending.left;
+        ended.failed += part.failed;
+        if ended.first_failure.is_none() {
+            ended.first_failure = part.first_failure;
+        }
+    }
+    let mut handles = Vec::new();
+    for w in 0..connections {
+        let nodes: Vec<String> = (w..shared.config.nodes)
+            .step_by(connections)
+            .map(|i| node_id(&shared.config, i))
+            .collect();
+        let len = nodes.len() as u64;
+        let shared = shared.clone();
+        handles.push((
+            len,
+            tokio::spawn(async move { unregister_nodes(&shared, nodes).await }),
+        ));
+    }
+    for (len, h) in handles {
+        let (done, left) = h.await.unwrap_or((0, len));
+        ended.ending.nodes_unregistered += done;
+        ended.ending.nodes_left += left;
+    }
+    let e = &ended.ending;
+    tracing::info!(
+        finished = e.finished,
+        killed = e.killed,
+        failed = ended.failed,
+        left = e.left,
+        nodes = e.nodes_unregistered,
+        "ended the run's applications and nodes"
+    );
+    if let Some(why) = &ended.first_failure {
+        tracing::warn!(
+            failed = ended.failed,
+            first = %why,
+            "the RM failed applications this run submitted"
+        );
+    }
+    ended
+}
+
+/// Ends one connection's share of the apps.
+async fn end_apps(shared: &Shared, apps: Vec<(String, LiveApp)>) -> Ended {
+    let mut ended = Ended::default();
+    let Ok(mut client) = RmClient::new(&shared.config.rm, None) else {
+        ended.ending.left = apps.len() as u64;
+        return ended;
+    };
+    for (app, live) in apps {
+        match end_app(&mut client, &app, &live).await {
+            AppEnd::Finished => ended.ending.finished += 1,
+            AppEnd::Killed => ended.ending.killed += 1,
+            AppEnd::AlreadyOver => {}
+            AppEnd::Failed => {
+                ended.failed += 1;
+                if ended.first_failure.is_none() {
+                    ended.first_failure = Some(failure_reason(&mut client, &app).await);
+                }
+            }
+            AppEnd::Left => ended.ending.left += 1,
+        }
+    }
+    ended
+}
+
+/// Unregisters one connection's share of the nodes: how many were, and
+/// how many were not.
+async fn unregister_nodes(shared: &Shared, nodes: Vec<String>) -> (u64, u64) {
+    let Ok(mut client) = RmClient::new(&shared.config.rm, None) else {
+        return (0, nodes.len() as u64);
+    };
+    let (mut done, mut left) = (0, 0);
+    for node in nodes {
+        let body = NodeUnregisterRequest { node_id: node };
+        let answer: Result<serde_json::Value, _> = client
+            .call(Method::POST, "/ws/v1/nm/unregister", Some(&body))
+            .await;
+        match answer {
+            Ok(_) => done += 1,
+            Err(e) => {
+                tracing::debug!(node = %body.node_id, error = %e, "unregistration failed");
+                left += 1;
+            }
+        }
+    }
+    (done, left)
+}
+
+/// Ends one app: its AM finishes it if one registered, else (or if that is
+/// refused) a kill as its owner.
+async fn end_app(client: &mut RmClient, app: &str, live: &LiveApp) -> AppEnd {
+    if live.registered {
+        let body = AmFinishRequest {
+            final_status: "KILLED".to_owned(),
+            diagnostics: "the weft load run ended".to_owned(),
+            tracking_url: None,
+        };
+        let answer: Result<serde_json::Value, _> = client
+            .call(
+                Method::POST,
+                &format!("/ws/v1/am/{app}/finish"),
+                Some(&body),
+            )
+            .await;
+        match answer {
+            Ok(_) => return AppEnd::Finished,
+            Err(e) => tracing::debug!(%app, error = %e, "AM finish refused; killing the app"),
+        }
+    }
+    let body = AppStateDto {
+        state: "KILLED".to_owned(),
+        diagnostics: Some("the weft load run ended".to_owned()),
+    };
+    let path = format!(
+        "/ws/v1/cluster/apps/{app}/state?user.name={}",
+        crate::client::encode_query(&live.user)
+    );
+    // A kill of an app that has ended answers its final state instead.
+    match client
+        .call::<AppStateDto>(Method::PUT, &path, Some(&body))
+        .await
+    {
+        Ok(s) if s.state == "KILLED" => AppEnd::Killed,
+        Ok(s) if s.state == "FAILED" => AppEnd::Failed,
+        Ok(_) => AppEnd::AlreadyOver,
+        Err(e) => {
+            tracing::warn!(%app, error = %e, "cannot end the application; it is left alive");
+            AppEnd::Left
+        }
+    }
+}
+
+/// Why the RM failed `app`, in its own words.
+async fn failure_reason(client: &mut RmClient, app: &str) -> String {
+    let answer: Result<serde_json::Value, _> =
+        client.get(&format!("/ws/v1/cluster/apps/{app}")).await;
+    match answer {
+        Ok(v) => match v["app"]["diagnostics"].as_str() {
+            Some(d) if !d.trim().is_empty() => format!("{app}: {}", d.trim()),
+            _ => format!("{app}: no diagnostics"),
+        },
+        Err(e) => format!("{app}: cannot read its report: {e}"),
+    }
+}
+
+fn node_id(config: &LoadConfig, i: usize) -> String {
+    format!("{}{i:05}.example:8041", config.host_prefix)
 }
 
 struct SimNode {
@@ -450,7 +766,7 @@ async fn node_worker(
     };
     let mut nodes: Vec<SimNode> = range
         .map(|i| SimNode {
-            id: format!("{}{i:05}.example:8041", config.host_prefix),
+            id: node_id(config, i),
             rack: format!("/rack{}", i % config.racks.max(1)),
             response_id: 0,
             running: Vec::new(),
@@ -575,7 +891,7 @@ async fn submit_app(shared: &Shared, client: &mut RmClient, i: usize) -> Result<
         )
         .await?;
     let body = SubmitApplicationDto {
-        application_id: Some(new.application_id),
+        application_id: Some(new.application_id.clone()),
         application_name: Some(format!("load-{i}")),
         queue: Some(config.queues[i % config.queues.len()].clone()),
         application_type: Some("LOAD".to_owned()),
@@ -594,6 +910,13 @@ async fn submit_app(shared: &Shared, client: &mut RmClient, i: usize) -> Result<
     if answer.status != http::StatusCode::ACCEPTED {
         return Err(crate::client::remote_error(&answer));
     }
+    shared.live().insert(
+        new.application_id,
+        LiveApp {
+            user,
+            registered: false,
+        },
+    );
     shared.count(Instant::now(), &shared.counters.submitted, 1);
     Ok(())
 }
@@ -629,13 +952,16 @@ async fn am_worker(
                 let Some(app) = launch else { return latencies };
                 let path = format!("/ws/v1/am/{app}/register");
                 match client.request(Method::POST, &path, None).await {
-                    Ok(a) if a.status.is_success() => ams.push(SimAm {
-                        app,
-                        response_id: 0,
-                        asked: false,
-                        completed: 0,
-                        next: Instant::now(),
-                    }),
+                    Ok(a) if a.status.is_success() => {
+                        shared.set_registered(app, true);
+                        ams.push(SimAm {
+                            app,
+                            response_id: 0,
+                            asked: false,
+                            completed: 0,
+                            next: Instant::now(),
+                        });
+                    }
                     Ok(a) => {
                         tracing::debug!(error = %crate::client::remote_error(&a), "AM registration refused");
                         shared.counters.errors.fetch_add(1, Ordering::Relaxed);
@@ -650,7 +976,9 @@ async fn am_worker(
             _ = stop.changed() => return latencies,
         }
         let now = Instant::now();
-        let mut finished = Vec::new();
+        // Indices of AMs done with, in order, and whether they completed
+        // (rather than being dropped after a failed allocate call).
+        let mut finished: Vec<(usize, bool)> = Vec::new();
         for (idx, am) in ams.iter_mut().enumerate() {
             if am.next > now {
                 continue;
@@ -696,38 +1024,22 @@ async fn am_worker(
                     am.response_id = res.response_id;
                     am.completed += res.completed.len() as u32;
                     if am.completed >= config.containers_per_app {
-                        finished.push(idx);
+                        finished.push((idx, true));
                     }
                 }
                 Err(e) => {
                     tracing::debug!(app = %am.app, error = %e, "allocate failed; dropping the AM");
                     shared.counters.errors.fetch_add(1, Ordering::Relaxed);
-                    finished.push(idx);
+                    // Its app is left to the end of the run, which kills it.
+                    shared.set_registered(am.app, false);
+                    finished.push((idx, false));
                 }
             }
         }
-        for idx in finished.into_iter().rev() {
+        for (idx, completed) in finished.into_iter().rev() {
             let am = ams.swap_remove(idx);
-            let body = AmFinishRequest {
-                final_status: "SUCCEEDED".to_owned(),
-                diagnostics: String::new(),
-                tracking_url: None,
-            };
-            let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            match client
-                .request(
-                    Method::POST,
-                    &format!("/ws/v1/am/{}/finish", am.app),
-                    Some(bytes),
-                )
-                .await
-            {
-                Ok(a) if a.status.is_success() => {
-                    shared.count(Instant::now(), &shared.counters.finished, 1)
-                }
-                _ => {
-                    shared.counters.errors.fetch_add(1, Ordering::Relaxed);
-                }
+            if completed {
+                finish_am(&shared, &mut client, am.app).await;
             }
             if shared.stopped() {
                 continue;
@@ -737,6 +1049,37 @@ async fn am_worker(
                 shared.counters.errors.fetch_add(1, Ordering::Relaxed);
             }
             next_app += shared.am_workers.len();
+        }
+    }
+}
+
+/// An AM whose containers all completed finishes its app.
+async fn finish_am(shared: &Shared, client: &mut RmClient, app: AppId) {
+    let body = AmFinishRequest {
+        final_status: "SUCCEEDED".to_owned(),
+        diagnostics: String::new(),
+        tracking_url: None,
+    };
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    match client
+        .request(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/finish"),
+            Some(bytes),
+        )
+        .await
+    {
+        Ok(a) if a.status.is_success() => {
+            shared.live().remove(&app.to_string());
+            shared.count(Instant::now(), &shared.counters.finished, 1);
+        }
+        Ok(a) => {
+            tracing::debug!(%app, error = %crate::client::remote_error(&a), "AM finish refused");
+            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        Err(e) => {
+            tracing::debug!(%app, error = %e, "AM finish failed");
+            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
         }
     }
 }

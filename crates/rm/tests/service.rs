@@ -684,6 +684,114 @@ async fn load_generator_drives_a_live_rm() {
     assert!(report.heartbeats > 100, "{report}");
     assert!(report.containers_allocated >= 3, "{report}");
     assert!(report.apps_finished >= 1, "{report}");
+    // The run ends what it left: the two apps alive at the end (one app in
+    // flight at most per AM worker besides), and its four nodes.
+    let ending = &report.ending;
+    assert!(ending.apps_ended() >= 2, "{report}");
+    assert_eq!((ending.left, ending.nodes_unregistered), (0, 4), "{report}");
+    assert_eq!(alive_apps(&server).await, Vec::<String>::new(), "{report}");
+    assert_eq!(running_nodes(&server).await, 0, "{report}");
+    server.shutdown().await;
+}
+
+/// Apps the RM has not ended.
+async fn alive_apps(server: &Server) -> Vec<String> {
+    let v: Value = server
+        .client("yarn")
+        .get("/ws/v1/cluster/apps?states=NEW,NEW_SAVING,SUBMITTED,ACCEPTED,RUNNING")
+        .await
+        .unwrap();
+    v["apps"]["app"]
+        .as_array()
+        .map(|apps| {
+            apps.iter()
+                .map(|a| format!("{} {}", a["id"], a["state"]))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn running_nodes(server: &Server) -> usize {
+    let v: Value = server
+        .client("yarn")
+        .get("/ws/v1/cluster/nodes?states=RUNNING")
+        .await
+        .unwrap();
+    v["nodes"]["node"].as_array().map_or(0, Vec::len)
+}
+
+#[tokio::test(start_paused = true)]
+async fn load_generator_ends_its_apps_when_interrupted() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    // Containers that outlive the run: every app is alive when it stops,
+    // some with their AM registered, some still waiting for one.
+    let config = weft_rm::load::LoadConfig {
+        rm: server.url.clone(),
+        nodes: 2,
+        apps: 6,
+        containers_per_app: 4,
+        container_runtime: Duration::from_secs(3600),
+        container: weft_rm::dto::ResourceDto {
+            memory: 4096,
+            vcores: 1,
+        },
+        heartbeat_interval: Some(Duration::from_millis(100)),
+        am_interval: Duration::from_millis(100),
+        queues: vec!["a".to_owned()],
+        node_connections: 1,
+        am_connections: 2,
+        warmup: Duration::from_millis(500),
+        duration: Duration::from_secs(60),
+        ..weft_rm::load::LoadConfig::default()
+    };
+    let started = tokio::time::Instant::now();
+    let interrupt = tokio::time::sleep(Duration::from_secs(3));
+    let report = weft_rm::load::run_until(config, interrupt).await.unwrap();
+    assert!(report.interrupted, "{report}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{report}");
+    // The window is what was counted, not what was asked for.
+    assert!(report.window < Duration::from_secs(3), "{report}");
+    let ending = &report.ending;
+    // All six were submitted in the warm-up, before anything was counted.
+    assert_eq!(ending.apps_ended(), 6, "{report}");
+    assert!(ending.finished >= 1 && ending.killed >= 1, "{report}");
+    assert_eq!(report.errors, 0, "{report}");
+    assert_eq!(alive_apps(&server).await, Vec::<String>::new(), "{report}");
+    assert!(report.to_string().contains("(interrupted)"), "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn load_generator_counts_apps_the_rm_failed() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    // The placement policy refuses a queue it does not have, which the RM
+    // answers 202 and shows as the app's state only.
+    let report = weft_rm::load::run(weft_rm::load::LoadConfig {
+        rm: server.url.clone(),
+        nodes: 2,
+        apps: 3,
+        heartbeat_interval: Some(Duration::from_millis(100)),
+        queues: vec!["nosuch".to_owned()],
+        node_connections: 1,
+        am_connections: 1,
+        warmup: Duration::from_millis(200),
+        duration: Duration::from_secs(2),
+        ..weft_rm::load::LoadConfig::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(report.containers_allocated, 0, "{report}");
+    assert_eq!(report.apps_failed, 3, "{report}");
+    assert_eq!(report.errors, 3, "{report}");
+    assert_eq!(report.ending.apps_ended(), 0, "{report}");
+    let why = report.first_failure.as_deref().unwrap_or_default();
+    assert!(why.contains("rejected by placement rules"), "{report}");
+    assert!(
+        report
+            .to_string()
+            .contains("apps the RM failed:   3 in the run, the first application_"),
+        "{report}"
+    );
     server.shutdown().await;
 }
 

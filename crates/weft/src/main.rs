@@ -555,9 +555,41 @@ async fn load(a: LoadArgs) -> anyhow::Result<()> {
         host_prefix: a.host_prefix,
     };
     tracing::info!(nodes = config.nodes, apps = config.apps, rm = %config.rm, "load starting");
-    let report = weft_rm::load::run(config).await?;
+    // The first Ctrl-C or SIGTERM stops the run, which still ends the apps
+    // and nodes it made and reports; a second one leaves at once.
+    let (interrupt, interrupted) = tokio::sync::oneshot::channel::<()>();
+    let signals = tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = interrupt.send(());
+        shutdown_signal().await;
+        leave_now();
+    });
+    let report = weft_rm::load::run_until(config, async {
+        let _ = interrupted.await;
+    })
+    .await;
+    signals.abort();
+    let report = report?;
     print(format!("{report}\n"));
+    if report.ending.left > 0 {
+        anyhow::bail!(
+            "{} application(s) could not be ended and are still alive in the RM",
+            report.ending.left
+        );
+    }
+    if report.interrupted {
+        anyhow::bail!("interrupted before the window closed");
+    }
     Ok(())
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "the run's report will not come; say why"
+)]
+fn leave_now() -> ! {
+    eprintln!("weft load: interrupted again; applications and nodes of the run may be left");
+    std::process::exit(130)
 }
 
 #[cfg(test)]

@@ -306,3 +306,61 @@ fn sigterm_kills_the_distributed_shells_app() {
     assert_eq!(status.code(), Some(1), "{status:?}");
     assert_eq!(final_state(&rm, &app), "KILLED");
 }
+
+/// The count `-list` prints in its header.
+fn listed(rm: &Rm) -> usize {
+    let o = rm.weft(&["application", "-list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let first = text.lines().next().unwrap_or_default();
+    first
+        .rsplit(':')
+        .next()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count in {text}"))
+}
+
+#[test]
+fn ctrl_c_ends_the_load_runs_applications() {
+    let rm = Rm::start();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["load", "--rm", &rm.url, "--nodes", "2", "--apps", "3"])
+        .args(["--container-ms", "600000", "--heartbeat-ms", "100"])
+        .args(["--am-ms", "100", "--queues", "a", "--warmup", "0"])
+        .args(["--duration", "600", "--threads", "1"])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while listed(&rm) < 3 {
+        assert!(Instant::now() < deadline, "the load run submits nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("weft load ignores Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = (stdout(&o), stderr(&o));
+    // It reported, ended what it had alive, and says it was interrupted.
+    assert!(out.contains(" s (interrupted)\n"), "{out}");
+    assert!(out.contains("ended after the run:  3 apps"), "{out}");
+    assert!(
+        err.contains("interrupted before the window closed"),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(listed(&rm), 0);
+}
