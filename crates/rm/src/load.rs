@@ -490,15 +490,23 @@ pub async fn run_until(
     let ended_at = Instant::now().clamp(window.0, window.1);
     let _ = stop_tx.send(true);
     let mut hb_lat = Vec::new();
+    // A worker that panicked stopped its share of the load part way: an
+    // error, not a quietly smaller run.
+    let lost_worker = |e: tokio::task::JoinError| {
+        tracing::error!(error = %e, "a load worker stopped");
+        shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+    };
     for t in node_tasks {
-        if let Ok(mut l) = t.await {
-            hb_lat.append(&mut l);
+        match t.await {
+            Ok(mut l) => hb_lat.append(&mut l),
+            Err(e) => lost_worker(e),
         }
     }
     let mut alloc_lat = Vec::new();
     for t in am_tasks {
-        if let Ok(mut l) = t.await {
-            alloc_lat.append(&mut l);
+        match t.await {
+            Ok(mut l) => alloc_lat.append(&mut l),
+            Err(e) => lost_worker(e),
         }
     }
     // Every worker has stopped: the books of live apps are final.
