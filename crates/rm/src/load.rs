@@ -304,7 +304,7 @@ impl fmt::Display for LoadReport {
         let e = &self.ending;
         writeln!(
             f,
-            "ended after the run:  {} apps ({} finished by their AM, {} killed), {} left alive; {} nodes unregistered, {} left",
+            "ended after the run:  {} apps ({} finished by their AM, {} killed before an AM registered), {} left alive; {} nodes unregistered, {} left",
             e.apps_ended(),
             e.finished,
             e.killed,
