@@ -122,15 +122,24 @@ fn submission(app: AppId, am_resource: Option<Resource>) -> Submission {
     }
 }
 
-/// An unmanaged app, submitted and registered.
-fn running_app(rm: &mut ResourceManager) -> AppId {
+/// An app with a fresh id, submitted (unmanaged without `am_resource`).
+fn submitted_app(rm: &mut ResourceManager, am_resource: Option<Resource>) -> AppId {
     let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
         panic!("no application id");
     };
-    let out = rm.handle(Time::ZERO, Input::AppSubmitted(submission(new.app, None)));
+    let out = rm.handle(
+        Time::ZERO,
+        Input::AppSubmitted(submission(new.app, am_resource)),
+    );
     assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
-    rm.handle(Time::ZERO, Input::AmRegistered { app: new.app });
     new.app
+}
+
+/// An unmanaged app, submitted and registered.
+fn running_app(rm: &mut ResourceManager) -> AppId {
+    let app = submitted_app(rm, None);
+    rm.handle(Time::ZERO, Input::AmRegistered { app });
+    app
 }
 
 fn allocate(rm: &mut ResourceManager, req: AllocateRequest) -> Output {
@@ -207,14 +216,7 @@ fn hostile_release_listing_a_container_twice() {
 fn hostile_release_of_the_am_container_with_others() {
     let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
     register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
-    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
-        panic!("no application id");
-    };
-    let app = new.app;
-    rm.handle(
-        Time::ZERO,
-        Input::AppSubmitted(submission(app, Some(Resource::new(1024, 1)))),
-    );
+    let app = submitted_app(&mut rm, Some(Resource::new(1024, 1)));
     heartbeat(&mut rm, "n1");
     rm.handle(Time::ZERO, Input::AmRegistered { app });
     ask_gigabytes(&mut rm, app, 2);
@@ -257,14 +259,7 @@ fn hostile_release_of_the_am_container_with_others() {
 fn an_attempt_counts_as_launched_from_its_first_container_until_it_ends() {
     let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
     register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
-    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
-        panic!("no application id");
-    };
-    let app = new.app;
-    rm.handle(
-        Time::ZERO,
-        Input::AppSubmitted(submission(app, Some(Resource::new(1024, 1)))),
-    );
+    let app = submitted_app(&mut rm, Some(Resource::new(1024, 1)));
     assert!(!rm.app_report(app).unwrap().attempt_launched);
     heartbeat(&mut rm, "n1");
     assert!(
@@ -292,12 +287,7 @@ fn an_attempt_counts_as_launched_from_its_first_container_until_it_ends() {
 
     // An unmanaged AM's app has no AM container: it counts from its first
     // container, and stays counted after giving every container back.
-    let Reply::NewApplication(new) = rm.handle(Time::ZERO, Input::NewApplication).reply else {
-        panic!("no application id");
-    };
-    let unmanaged = new.app;
-    rm.handle(Time::ZERO, Input::AppSubmitted(submission(unmanaged, None)));
-    rm.handle(Time::ZERO, Input::AmRegistered { app: unmanaged });
+    let unmanaged = running_app(&mut rm);
     assert!(!rm.app_report(unmanaged).unwrap().attempt_launched);
     ask_gigabytes(&mut rm, unmanaged, 1);
     heartbeat(&mut rm, "n1");
