@@ -1315,6 +1315,22 @@ mod tests {
         .assert_eq(&timeline(&report));
     }
 
+    /// Options that send every heartbeat, idle or not.
+    fn without_skipping() -> SimOptions {
+        SimOptions {
+            skip_idle_heartbeats: false,
+            ..SimOptions::default()
+        }
+    }
+
+    /// A scenario's report with idle heartbeats skipped (the default) and
+    /// with every heartbeat sent, to hold the two to the same decisions.
+    fn with_and_without_skipping(sc: &Scenario) -> (Report, Report) {
+        let fast = simulate(sc, SimOptions::default()).unwrap();
+        let slow = simulate(sc, without_skipping()).unwrap();
+        (fast, slow)
+    }
+
     #[test]
     fn skipping_idle_heartbeats_changes_no_decision() {
         let text = r#"
@@ -1355,16 +1371,7 @@ mod tests {
             count = 2
             capacity = "8192 mb, 8 vcores"
             "#;
-        let sc = load(text);
-        let fast = simulate(&sc, SimOptions::default()).unwrap();
-        let slow = simulate(
-            &sc,
-            SimOptions {
-                skip_idle_heartbeats: false,
-                ..SimOptions::default()
-            },
-        )
-        .unwrap();
+        let (fast, slow) = with_and_without_skipping(&load(text));
         assert_eq!(timeline(&fast), timeline(&slow));
         assert_eq!(fast.queues, slow.queues);
         assert!(
@@ -1400,16 +1407,7 @@ mod tests {
             map_duration = "75s"
             am = "unmanaged"
             "#;
-        let sc = load(text);
-        let fast = simulate(&sc, SimOptions::default()).unwrap();
-        let slow = simulate(
-            &sc,
-            SimOptions {
-                skip_idle_heartbeats: false,
-                ..SimOptions::default()
-            },
-        )
-        .unwrap();
+        let (fast, slow) = with_and_without_skipping(&load(text));
         assert_eq!(fast.apps.len(), 5);
         assert!(
             fast.apps
@@ -1647,7 +1645,7 @@ mod tests {
                 proptest::prop_assert_eq!(a.outcome.name(), "finished", "{}", timeline(&fast));
                 proptest::prop_assert_eq!(a.locality.iter().sum::<u32>(), a.tasks);
             }
-            let slow = simulate(&sc, SimOptions { skip_idle_heartbeats: false, ..SimOptions::default() }).unwrap();
+            let slow = simulate(&sc, without_skipping()).unwrap();
             proptest::prop_assert_eq!(timeline(&fast), timeline(&slow));
         }
     }
