@@ -330,6 +330,27 @@ async fn unmanaged_app_in_a(am: &mut RmClient) -> String {
     app
 }
 
+/// An unmanaged app in `a` that asked for one 64 MB container, returned
+/// once `node` (the only one with room) has heard of the container.
+async fn one_container_on(rm: &Rm, node: &NodeManager) -> String {
+    let mut am = rm.client();
+    let app = unmanaged_app_in_a(&mut am).await;
+    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
+    let _: Value = am
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/allocate"),
+            Some(&ask),
+        )
+        .await
+        .unwrap();
+    wait_until("the node to hear of the container", || async {
+        !node.handle().containers().await.is_empty()
+    })
+    .await;
+    app
+}
+
 /// A queue's demand (as of the last update pass) in the scheduler's report.
 fn queue_demand_mb(report: &Value, queue: &str) -> Option<u64> {
     match report {
@@ -633,21 +654,7 @@ async fn a_silent_unmanaged_am_fails_its_app_at_the_liveness_deadline() {
     )
     .await;
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
-    let mut am = rm.client();
-    let app = unmanaged_app_in_a(&mut am).await;
-    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
-    let _: Value = am
-        .call(
-            Method::POST,
-            &format!("/ws/v1/am/{app}/allocate"),
-            Some(&ask),
-        )
-        .await
-        .unwrap();
-    wait_until("the node to hear of the container", || async {
-        !n1.handle().containers().await.is_empty()
-    })
-    .await;
+    let app = one_container_on(&rm, &n1).await;
     // The AM says nothing more.
     wait_until("the app to fail", || async {
         rm.get(&format!("/ws/v1/cluster/apps/{app}")).await["app"]["state"] == "FAILED"
@@ -989,21 +996,7 @@ async fn the_node_api_answers_in_hadoops_shapes() {
     }
 
     // A container allocated here and not started yet.
-    let mut am = rm.client();
-    let app = unmanaged_app_in_a(&mut am).await;
-    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 64, "vCores": 1}, "numContainers": 1}]});
-    let _: Value = am
-        .call(
-            Method::POST,
-            &format!("/ws/v1/am/{app}/allocate"),
-            Some(&ask),
-        )
-        .await
-        .unwrap();
-    wait_until("the node to hear of a container", || async {
-        !n1.handle().containers().await.is_empty()
-    })
-    .await;
+    let _app = one_container_on(&rm, &n1).await;
     let id = n1.handle().containers().await[0].id.clone();
     let (status, body) = node_get(&mut node, &format!("/ws/v1/node/containers/{id}")).await;
     assert_eq!(status, 200, "{body}");
