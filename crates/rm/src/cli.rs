@@ -11,7 +11,7 @@ use http::Method;
 use serde::de::DeserializeOwned;
 
 use crate::client::{ClientError, RmClient, encode_query};
-use crate::dto::apps::{AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
+use crate::dto::apps::{APP_STATES, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
 use crate::dto::cluster::{NodeDto, NodesDto, QueueDto, RefreshQueuesDto, SchedulerDto};
 
 /// The path of an application typed on the command line, then `rest`. The
@@ -45,19 +45,6 @@ async fn get_wrapped<T: DeserializeOwned>(
         why: format!("cannot decode {root}: {e}"),
     })
 }
-
-/// YARN's application states, in its enum's order: `-list` shows the states
-/// it asked for in this order, as YARN's CLI prints its `EnumSet`.
-const APP_STATES: [&str; 8] = [
-    "NEW",
-    "NEW_SAVING",
-    "SUBMITTED",
-    "ACCEPTED",
-    "RUNNING",
-    "FINISHED",
-    "FAILED",
-    "KILLED",
-];
 
 /// The states `-list` asks for, as YARN's CLI reads `-appStates`: entries
 /// trimmed and upper-cased, empty ones skipped (so `-appStates ""` means the

@@ -249,7 +249,9 @@ impl AppDto {
     }
 }
 
-/// YARN's application states, the values a `states` filter may name.
+/// YARN's application states, the values a `states` filter may name, in
+/// its enum's order (the CLI's `-list` shows the states asked for in this
+/// order, as YARN's prints its `EnumSet`).
 pub const APP_STATES: &[&str] = &[
     "NEW",
     "NEW_SAVING",
