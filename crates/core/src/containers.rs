@@ -391,6 +391,10 @@ impl ResourceManager {
         self.n_containers -= 1;
         let node = self.nodes.get_mut(container.node);
         node.allocated -= container.resource;
+        if node.draining.is_some() {
+            self.drain_container_ended(container.node, container.resource);
+        }
+        let node = self.nodes.get_mut(container.node);
         let pos = container.node_pos as usize;
         node.containers.swap_remove(pos);
         if let Some(moved) = node.containers.get(pos).copied() {

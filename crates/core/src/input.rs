@@ -5,7 +5,9 @@
 //! Turning HTTP bodies, simulator events or test fixtures into these values is
 //! the drivers' job.
 
-use weft_model::{AppId, AppPriority, ContainerId, NodeId, Priority, QueuePath, Resource};
+use weft_model::{
+    AppId, AppPriority, ContainerId, Duration, NodeId, Priority, QueuePath, Resource,
+};
 use weft_queue_tree::AllocConfig;
 
 use crate::settings::CoreSettings;
@@ -23,6 +25,21 @@ pub enum Input {
         node: NodeId,
         /// True when an operator decommissioned it (its containers are stopped as lost either way).
         decommissioned: bool,
+    },
+    /// An operator decommissions a node gracefully: it takes no new
+    /// containers, and leaves (as decommissioned) once it has drained, or
+    /// when its drain times out. Sent again for a node already draining, it
+    /// changes the drain's terms; the timeout still counts from the start.
+    NodeDecommissioning {
+        /// The node.
+        node: NodeId,
+        /// When the node counts as drained, and how long it may take.
+        drain: Drain,
+    },
+    /// An operator takes a draining node back into service.
+    NodeRecommissioned {
+        /// The node.
+        node: NodeId,
     },
     /// A client asks for a new application id (YARN's `new-application`).
     NewApplication,
@@ -74,6 +91,19 @@ pub enum Input {
     SettingsReplaced(Box<CoreSettings>),
     /// Time passed; nothing else happened. Drivers send it at `next_deadline()`.
     Tick,
+}
+
+/// The terms of a graceful decommission (YARN's DECOMMISSIONING state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Drain {
+    /// How long the node may take to drain, counted from when it started;
+    /// then its remaining containers are lost with it. `None`: no limit.
+    pub timeout: Option<Duration>,
+    /// Also wait until the apps that held containers on the node when it
+    /// started draining have finished, so outputs they left there (a map's
+    /// shuffle data) stay readable: Hadoop's
+    /// `yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications`.
+    pub wait_for_apps: bool,
 }
 
 /// A NodeManager registering.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use weft_model::Resource;
 
+use crate::output::NodeState;
 use crate::rm::ResourceManager;
 
 /// Broken books: always a bug in Weft, never bad input.
@@ -91,6 +92,7 @@ impl ResourceManager {
                 }
             }
         }
+        self.check_draining(&mut problems);
         if capacity != self.nodes.capacity {
             problems.push(format!(
                 "cluster capacity is booked as {} but nodes sum to {capacity}",
@@ -206,6 +208,50 @@ impl ResourceManager {
             Ok(())
         } else {
             Err(CoreInvariantViolation { problems })
+        }
+    }
+}
+
+impl ResourceManager {
+    /// A draining node offers exactly what its containers hold (so nothing
+    /// can be placed on it), is indexed as draining, and is indexed by its
+    /// deadline if it has one.
+    fn check_draining(&self, problems: &mut Vec<String>) {
+        let mut draining = std::collections::BTreeSet::new();
+        let mut deadlines = std::collections::BTreeSet::new();
+        for idx in self.nodes.indices() {
+            let node = self.nodes.get(idx);
+            let Some(d) = &node.draining else {
+                if node.state != NodeState::Running {
+                    problems.push(format!(
+                        "node {} is registered but {:?}",
+                        node.id, node.state
+                    ));
+                }
+                continue;
+            };
+            draining.insert(idx);
+            if let Some(at) = d.deadline {
+                deadlines.insert((at, idx));
+            }
+            if node.state != NodeState::Decommissioning {
+                problems.push(format!("node {} drains but is {:?}", node.id, node.state));
+            }
+            if node.capability != node.allocated {
+                problems.push(format!(
+                    "draining node {} offers {} but its containers hold {}",
+                    node.id, node.capability, node.allocated
+                ));
+            }
+            if !node.capability.fits_in(&d.full_capability) {
+                problems.push(format!(
+                    "draining node {} offers {}, more than the {} it had",
+                    node.id, node.capability, d.full_capability
+                ));
+            }
+        }
+        if draining != self.nodes.draining || deadlines != self.nodes.drain_deadlines {
+            problems.push("the index of draining nodes or their deadlines is stale".to_owned());
         }
     }
 }

@@ -49,6 +49,7 @@ mod am_liveness;
 mod assign;
 mod calc;
 mod containers;
+mod decommission;
 mod input;
 mod invariants;
 mod lifecycle;
@@ -62,8 +63,8 @@ mod settings;
 mod view;
 
 pub use input::{
-    ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, FinalStatus, Input, NodeHeartbeat,
-    NodeRegistration, RecoveredApp, RecoveredContainer, Submission,
+    ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, Drain, FinalStatus, Input,
+    NodeHeartbeat, NodeRegistration, RecoveredApp, RecoveredContainer, Submission,
 };
 pub use invariants::CoreInvariantViolation;
 pub use lifecycle::ask_anywhere;

@@ -93,7 +93,7 @@ impl ResourceManager {
             }
             self.release_reservation(idx, "its node re-registered");
             self.clear_node_set_asides(idx);
-            let node = self.nodes.remove(idx);
+            let mut node = self.nodes.remove(idx);
             debug_assert!(
                 node.containers
                     .iter()
@@ -115,6 +115,12 @@ impl ResourceManager {
                 n.allocated += resource;
             }
             self.recover_containers(now, new_idx, &reg.running);
+            // Restarting does not end a drain: it goes on with the node's new
+            // capability to give back if the node is recommissioned.
+            if let Some(mut draining) = node.draining.take() {
+                draining.full_capability = reg.capability;
+                self.start_draining(new_idx, draining);
+            }
         } else {
             self.inactive_nodes.remove(&reg.node);
             let idx = self.insert_node(now, &reg, expires);
@@ -169,6 +175,7 @@ impl ResourceManager {
             preempted_for: Default::default(),
             to_stop: Vec::new(),
             new_allocations: Vec::new(),
+            draining: None,
         })
     }
 
@@ -264,7 +271,7 @@ impl ResourceManager {
         hb: NodeHeartbeat,
     ) -> Result<HeartbeatReply, NodeError> {
         let Some(idx) = self.nodes.lookup(&hb.node) else {
-            return Err(NodeError::NotRegistered(hb.node));
+            return Err(self.unknown_node(&hb.node));
         };
         self.flush_capacity();
         let expires = now + self.settings.scheduler.nm_liveness_expiry;
@@ -318,6 +325,10 @@ impl ResourceManager {
         decommissioned: bool,
     ) -> Result<(), NodeError> {
         let Some(idx) = self.nodes.lookup(node) else {
+            if decommissioned && self.inactive_nodes.contains_key(node) {
+                self.decommission_departed(now, node);
+                return Ok(());
+            }
             return Err(NodeError::NotRegistered(node.clone()));
         };
         let (state, reason) = if decommissioned {
@@ -346,7 +357,7 @@ impl ResourceManager {
 
     /// Takes a node out: its containers end as lost, its reservation goes,
     /// and the cluster shrinks.
-    fn remove_node(&mut self, now: Time, idx: NodeIdx, state: NodeState, reason: &str) {
+    pub(crate) fn remove_node(&mut self, now: Time, idx: NodeIdx, state: NodeState, reason: &str) {
         self.release_reservation(idx, "its node left");
         // One at a time from the live list: losing an AM container ends its
         // attempt's other containers, some of which may be on this node.
@@ -365,7 +376,11 @@ impl ResourceManager {
             node.id.clone(),
             InactiveNode {
                 rack: node.rack,
-                capability: node.capability,
+                // A drained node's own capability has shrunk to nothing.
+                capability: node
+                    .draining
+                    .as_ref()
+                    .map_or(node.capability, |d| d.full_capability),
                 state,
                 since: now,
                 http_address: node.http_address.to_string(),

@@ -42,6 +42,24 @@ pub(crate) struct Node {
     pub(crate) to_stop: Vec<(weft_model::ContainerId, crate::output::StopReason)>,
     /// Containers allocated here since the node's last heartbeat.
     pub(crate) new_allocations: Vec<crate::output::AllocatedContainer>,
+    /// Set while the node drains (`decommission`); its capability then
+    /// shrinks to what its containers hold.
+    pub(crate) draining: Option<Box<Draining>>,
+}
+
+/// A node being decommissioned gracefully.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Draining {
+    pub(crate) started: Time,
+    /// When its remaining containers are lost with it; its key in
+    /// `Nodes::drain_deadlines`.
+    pub(crate) deadline: Option<Time>,
+    /// What it offered before it started draining, given back if an
+    /// operator recommissions it.
+    pub(crate) full_capability: Resource,
+    /// Apps that held containers on it when it started draining, still
+    /// waited for (empty unless the drain waits for apps).
+    pub(crate) apps: BTreeSet<weft_model::AppId>,
 }
 
 /// A node held for one app's container that did not fit yet.
@@ -72,7 +90,11 @@ pub(crate) struct Nodes {
     pub(crate) racks: BTreeMap<String, BTreeSet<NodeIdx>>,
     /// (expiry time, node) for every running node: the next node to lose.
     pub(crate) expiries: BTreeSet<(Time, NodeIdx)>,
-    /// Sum of running nodes' capabilities.
+    /// Nodes that are draining.
+    pub(crate) draining: BTreeSet<NodeIdx>,
+    /// (deadline, node) for every draining node with a timeout.
+    pub(crate) drain_deadlines: BTreeSet<(Time, NodeIdx)>,
+    /// Sum of running nodes' capabilities (a draining node's shrinks as it drains).
     pub(crate) capacity: Resource,
     pub(crate) n_running: u32,
 }
@@ -145,6 +167,12 @@ impl Nodes {
             }
         }
         self.expiries.remove(&(node.expires, idx));
+        if let Some(d) = &node.draining {
+            self.draining.remove(&idx);
+            if let Some(at) = d.deadline {
+                self.drain_deadlines.remove(&(at, idx));
+            }
+        }
         self.capacity -= node.capability;
         self.n_running -= 1;
         self.free.push(idx.0);

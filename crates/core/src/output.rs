@@ -36,6 +36,9 @@ pub enum Reply {
     NodeHeartbeat(Result<HeartbeatReply, NodeError>),
     /// To `NodeUnregistered`.
     NodeUnregistered(Result<(), NodeError>),
+    /// To `NodeDecommissioning` and `NodeRecommissioned`: the state the node
+    /// is in now (`Decommissioned` when it had nothing to drain).
+    NodeState(Result<NodeState, NodeError>),
     /// To `NewApplication`.
     NewApplication(NewApplicationReply),
     /// To `AppSubmitted`: accepted (maybe waiting) or refused, with the reason.
@@ -267,6 +270,8 @@ impl fmt::Display for AppState {
 pub enum NodeState {
     /// Registered and heartbeating.
     Running,
+    /// Registered and draining before it leaves: it takes no new containers.
+    Decommissioning,
     /// Missed heartbeats past the liveness expiry.
     Lost,
     /// Left cleanly.
@@ -280,6 +285,7 @@ impl NodeState {
     pub fn yarn_name(self) -> &'static str {
         match self {
             NodeState::Running => "RUNNING",
+            NodeState::Decommissioning => "DECOMMISSIONING",
             NodeState::Lost => "LOST",
             NodeState::Shutdown => "SHUTDOWN",
             NodeState::Decommissioned => "DECOMMISSIONED",
@@ -293,6 +299,10 @@ pub enum NodeError {
     /// The node never registered (or was forgotten after it was lost).
     #[error("node {0} is not registered; register it first")]
     NotRegistered(NodeId),
+    /// The node was decommissioned: it must shut down, not register again
+    /// (unless an operator lets it back in).
+    #[error("node {0} was decommissioned; it must shut down")]
+    Decommissioned(NodeId),
     /// The capability is not usable.
     #[error("node {node} offers {capability}, which is not a usable capability: {why}")]
     BadCapability {

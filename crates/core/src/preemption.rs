@@ -119,7 +119,11 @@ impl PreemptionView for CoreView<'_> {
     }
 
     fn nodes(&self) -> impl Iterator<Item = NodeSlot> {
-        self.rm.nodes.indices().map(|idx| NodeSlot(idx.0))
+        self.rm
+            .nodes
+            .indices()
+            .filter(|idx| self.in_service(*idx))
+            .map(|idx| NodeSlot(idx.0))
     }
 
     fn nodes_at(&self, location: Location<'_>) -> impl Iterator<Item = NodeSlot> {
@@ -134,6 +138,7 @@ impl PreemptionView for CoreView<'_> {
             Location::Node(name) if !is_rack_name(name) => nodes.by_name(name).to_vec(),
             Location::Node(_) => Vec::new(),
         };
+        found.retain(|idx| self.in_service(*idx));
         // The same relative order as `nodes()`: by node id.
         found.sort_by(|a, b| nodes.get(*a).id.cmp(&nodes.get(*b).id));
         found.into_iter().map(|idx| NodeSlot(idx.0))
@@ -171,12 +176,19 @@ impl PreemptionView for CoreView<'_> {
         active.into_iter().flat_map(move |a| {
             a.containers
                 .values()
+                .filter(move |c| self.in_service(self.rm.container(**c).node))
                 .map(move |c| (NodeSlot(self.rm.container(*c).node.0), self.info(*c)))
         })
     }
 }
 
 impl CoreView<'_> {
+    /// A draining node is out of service for preemption: what its
+    /// containers free is not room for anyone, so they are never victims.
+    fn in_service(&self, idx: NodeIdx) -> bool {
+        self.rm.nodes.get(idx).draining.is_none()
+    }
+
     fn info(&self, idx: crate::nodes::ContainerIdx) -> ContainerInfo {
         let c = self.rm.container(idx);
         ContainerInfo {

@@ -310,6 +310,7 @@ impl ResourceManager {
         // Work in the caller's buffer (and its capacity); hand it back filled.
         std::mem::swap(&mut self.events, &mut out.events);
         self.expire_nodes(now);
+        self.expire_drains(now);
         self.expire_ams(now);
         let reply = match input {
             Input::NodeRegistered(reg) => Reply::NodeRegistered(self.register_node(now, reg)),
@@ -318,6 +319,10 @@ impl ResourceManager {
                 node,
                 decommissioned,
             } => Reply::NodeUnregistered(self.unregister_node(now, &node, decommissioned)),
+            Input::NodeDecommissioning { node, drain } => {
+                Reply::NodeState(self.decommission_node(now, &node, drain))
+            }
+            Input::NodeRecommissioned { node } => Reply::NodeState(self.recommission_node(&node)),
             Input::NewApplication => Reply::NewApplication(self.new_application()),
             Input::AppSubmitted(sub) => Reply::Submitted(self.submit(now, sub)),
             Input::AppRecovered(rec) => Reply::Submitted(self.recover_app(now, rec)),
@@ -343,13 +348,14 @@ impl ResourceManager {
             Input::Tick => Reply::None,
         };
         self.maybe_update(now);
+        self.finish_drained_nodes(now);
         out.reply = reply;
         std::mem::swap(&mut self.events, &mut out.events);
     }
 
     /// When the core next needs to be called even if nothing happens: the
-    /// next update pass, sweep of empty queues, node or AM expiry, or
-    /// preemption kill.
+    /// next update pass, sweep of empty queues, node or AM expiry, end of a
+    /// node's graceful decommission, or preemption kill.
     pub fn next_deadline(&self) -> Option<Time> {
         let mut next = self.next_update.min(self.next_queue_prune);
         if let Some((expiry, _)) = self.nodes.expiries.first() {
@@ -357,6 +363,9 @@ impl ResourceManager {
         }
         if let Some((expiry, _)) = self.am_expiries.first() {
             next = next.min(*expiry);
+        }
+        if let Some((deadline, _)) = self.nodes.drain_deadlines.first() {
+            next = next.min(*deadline);
         }
         if let Some(kill) = self.preemptor.next_deadline() {
             next = next.min(kill);

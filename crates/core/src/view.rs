@@ -56,6 +56,9 @@ pub struct NodeReport {
     pub n_containers: u32,
     /// Last heartbeat (or when it left).
     pub last_heartbeat: Time,
+    /// While it drains (`Decommissioning`): when its graceful decommission
+    /// times out, if it has a timeout.
+    pub drain_deadline: Option<Time>,
 }
 
 /// One queue: the tree's figures plus what only the core knows.
@@ -106,8 +109,10 @@ pub struct ClusterMetrics {
     pub containers_reserved: u32,
     /// Outstanding containers asked for anywhere.
     pub containers_pending: u64,
-    /// Running nodes.
+    /// Running nodes (not counting draining ones).
     pub nodes_running: u32,
+    /// Nodes draining before they are decommissioned.
+    pub nodes_decommissioning: u32,
     /// Lost nodes.
     pub nodes_lost: u32,
     /// Nodes shut down.
@@ -196,6 +201,7 @@ impl ResourceManager {
                     reserved: n.reservation.map_or(Resource::ZERO, |r| r.resource),
                     n_containers: n.containers.len() as u32,
                     last_heartbeat: n.last_heartbeat,
+                    drain_deadline: n.draining.as_ref().and_then(|d| d.deadline),
                 }
             })
             .collect();
@@ -209,6 +215,7 @@ impl ResourceManager {
             reserved: Resource::ZERO,
             n_containers: 0,
             last_heartbeat: n.since,
+            drain_deadline: None,
         }));
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out
@@ -272,7 +279,8 @@ impl ResourceManager {
             apps_submitted: self.counters.apps_submitted,
             total: self.nodes.capacity,
             containers: self.n_containers as u64,
-            nodes_running: self.nodes.n_running,
+            nodes_running: self.nodes.n_running - self.nodes.draining.len() as u32,
+            nodes_decommissioning: self.nodes.draining.len() as u32,
             ..ClusterMetrics::default()
         };
         for record in self.apps.values() {
@@ -302,7 +310,7 @@ impl ResourceManager {
                 NodeState::Lost => m.nodes_lost += 1,
                 NodeState::Shutdown => m.nodes_shutdown += 1,
                 NodeState::Decommissioned => m.nodes_decommissioned += 1,
-                NodeState::Running => {}
+                NodeState::Running | NodeState::Decommissioning => {}
             }
         }
         m

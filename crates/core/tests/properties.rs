@@ -1,11 +1,13 @@
 //! Property tests of the core as a whole: random streams of inputs (nodes
-//! joining, heartbeating with completions, leaving and being lost; apps
+//! joining, heartbeating with completions, leaving, being lost, drained and
+//! recommissioned; apps
 //! submitting, asking, releasing, blacklisting, finishing, being killed,
 //! moved and reprioritised; config and settings reloads; time passing),
 //! some of them hostile (release lists naming a container twice, another
 //! app's container or the AM's own), keep the books consistent after every
-//! input, never panic, and replay to the same outputs. Two focused properties follow: FIFO order within a leaf,
-//! and DRF balance between sibling queues.
+//! input, never panic, never place a container on a draining node, and
+//! replay to the same outputs. Two focused properties follow: FIFO order
+//! within a leaf, and DRF balance between sibling queues.
 //!
 //! The scenario files (`tests/scenarios/*.txt`) show exact behaviour; this
 //! file only checks what must hold whatever happens.
@@ -15,11 +17,13 @@ use std::fmt::Write as _;
 
 use proptest::prelude::*;
 use weft_core::{
-    ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, CoreSettings, Event, FinalStatus,
-    Input, NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply, ResourceManager,
-    Submission,
+    ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, CoreSettings, Drain, Event,
+    FinalStatus, Input, NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply,
+    ResourceManager, Submission,
 };
-use weft_model::{AppId, AppPriority, ContainerId, NodeId, Priority, QueuePath, Resource, Time};
+use weft_model::{
+    AppId, AppPriority, ContainerId, Duration, NodeId, Priority, QueuePath, Resource, Time,
+};
 use weft_queue_tree::AllocConfig;
 use weft_queue_tree::alloc_file::parse_alloc_file;
 use weft_test_support::scenario::settings_from;
@@ -35,6 +39,10 @@ enum Op {
     Heartbeat { node: u8, done: u8, exit: u8 },
     /// The node leaves.
     Unregister { node: u8, decommissioned: bool },
+    /// An operator starts (or changes) the node's graceful decommission.
+    Drain { node: u8, timeout: u8, apps: bool },
+    /// An operator takes the node back into service.
+    Recommission { node: u8 },
     /// A new app.
     Submit {
         queue: u8,
@@ -83,6 +91,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0..4u8, 0..3u8, any::<u8>()).prop_map(|(node, size, keep)| Op::Node { node, size, keep }),
         12 => (any::<u8>(), any::<u8>(), 0..4u8).prop_map(|(node, done, exit)| Op::Heartbeat { node, done, exit }),
         1 => (0..4u8, any::<bool>()).prop_map(|(node, decommissioned)| Op::Unregister { node, decommissioned }),
+        1 => (0..4u8, 0..4u8, any::<bool>()).prop_map(|(node, timeout, apps)| Op::Drain { node, timeout, apps }),
+        1 => (0..4u8).prop_map(|node| Op::Recommission { node }),
         4 => (0..8u8, 0..3u8, 0..4u8, -1..3i8).prop_map(|(queue, user, am, prio)| Op::Submit { queue, user, am, prio }),
         1 => any::<u8>().prop_map(|app| Op::RegisterAm { app }),
         6 => (any::<u8>(), 0..3u8, 0..6u8, 0..6u8, 0..4u8, 0..4u8)
@@ -211,7 +221,12 @@ impl Harness {
             .rm
             .node_reports()
             .iter()
-            .filter(|n| n.state == weft_core::NodeState::Running)
+            .filter(|n| {
+                matches!(
+                    n.state,
+                    weft_core::NodeState::Running | weft_core::NodeState::Decommissioning
+                )
+            })
             .filter_map(|n| n.id.host().strip_prefix('n')?.parse().ok())
             .collect();
         if pick % 8 == 0 || running.is_empty() {
@@ -356,6 +371,30 @@ impl Harness {
                     decommissioned,
                 })?;
                 self.running.remove(&node);
+            }
+            Op::Drain {
+                node,
+                timeout,
+                apps,
+            } => {
+                let timeout = match timeout {
+                    0 => None,
+                    1 => Some(Duration::ZERO),
+                    2 => Some(Duration::from_millis(3000)),
+                    _ => Some(Duration::from_millis(60_000)),
+                };
+                self.handle(Input::NodeDecommissioning {
+                    node: Self::node_id(node),
+                    drain: Drain {
+                        timeout,
+                        wait_for_apps: apps,
+                    },
+                })?;
+            }
+            Op::Recommission { node } => {
+                self.handle(Input::NodeRecommissioned {
+                    node: Self::node_id(node),
+                })?;
             }
             Op::Submit {
                 queue,
@@ -567,9 +606,14 @@ fn check_no_allocation_over_max(rm: &ResourceManager, out: &Output) -> Result<()
         .map(|q| (q.tree.path.clone(), (q.tree.usage, q.tree.max_share)))
         .collect();
     for event in &out.events {
-        let Event::ContainerAllocated { queue, .. } = event else {
+        let Event::ContainerAllocated { queue, node, .. } = event else {
             continue;
         };
+        let draining = rm
+            .node_reports()
+            .iter()
+            .any(|n| n.id == *node && n.state == weft_core::NodeState::Decommissioning);
+        prop_assert!(!draining, "node {} is draining and got a container", node);
         for path in queue.self_and_ancestors() {
             if let Some((usage, max)) = queues.get(&path) {
                 prop_assert!(

@@ -17,6 +17,9 @@
 //!   (or re-register) a node, listing the containers it still runs
 //!   (`app1#2`, size default `1024mb,1vc`, request priority default 1).
 //! - `unregister NAME`, `decommission NAME`: a node leaves.
+//! - `drain NAME [timeout=DURATION] [apps=yes|no]`, `recommission NAME`: a
+//!   graceful decommission (no timeout unless given; waiting for the apps
+//!   that ran on the node unless `apps=no`), and its end by an operator.
 //! - `submit APP [queue=Q] [user=U] [groups=G1,G2] [prio=N] [am=SIZE|unmanaged]
 //!   [id=application_<ts>_<seq>]` (the id defaults to a fresh one from the RM).
 //! - `register APP`: the AM registers.
@@ -38,8 +41,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use weft_core::{
-    AllocateRequest, Ask, ContainerState, ContainerStatus, CoreSettings, Event, FinalStatus, Input,
-    NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply, ResourceManager,
+    AllocateRequest, Ask, ContainerState, ContainerStatus, CoreSettings, Drain, Event, FinalStatus,
+    Input, NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply, ResourceManager,
     Submission,
 };
 use weft_model::{
@@ -112,6 +115,11 @@ impl Scenario {
             "site" => self.site(&args),
             "node" => self.node(&args),
             "unregister" | "decommission" => self.unregister(&args, verb == "decommission"),
+            "drain" => self.drain(&args),
+            "recommission" => {
+                let node = self.node_id(args.first().copied())?;
+                Ok(self.input(Input::NodeRecommissioned { node }))
+            }
             "submit" => self.submit(&args),
             "register" => self.register(&args),
             "ask" => self.ask(&args),
@@ -230,6 +238,35 @@ impl Scenario {
             node,
             decommissioned,
         }))
+    }
+
+    /// `drain NODE [timeout=DURATION] [apps=no]`: a graceful decommission,
+    /// with no timeout unless given, waiting for the node's apps unless
+    /// `apps=no`.
+    fn drain(&mut self, args: &[&str]) -> Result<String, String> {
+        let node = self.node_id(args.first().copied())?;
+        let mut drain = Drain {
+            timeout: None,
+            wait_for_apps: true,
+        };
+        for arg in args.iter().skip(1) {
+            match arg.split_once('=') {
+                Some(("timeout", d)) => {
+                    drain.timeout = Some(
+                        d.parse()
+                            .map_err(|e: weft_model::DurationParseError| e.to_string())?,
+                    );
+                }
+                Some(("apps", "no")) => drain.wait_for_apps = false,
+                Some(("apps", "yes")) => drain.wait_for_apps = true,
+                _ => {
+                    return Err(format!(
+                        "drain takes timeout=DURATION and apps=yes|no, not {arg:?}"
+                    ));
+                }
+            }
+        }
+        Ok(self.input(Input::NodeDecommissioning { node, drain }))
     }
 
     fn submit(&mut self, args: &[&str]) -> Result<String, String> {
@@ -662,8 +699,13 @@ impl Scenario {
         let out = self.rm.handle(self.now, input);
         let mut text = self.render_events(&out);
         match &out.reply {
-            Reply::NodeRegistered(Err(e)) | Reply::NodeUnregistered(Err(e)) => {
+            Reply::NodeRegistered(Err(e))
+            | Reply::NodeUnregistered(Err(e))
+            | Reply::NodeState(Err(e)) => {
                 let _ = writeln!(text, "error: {e}");
+            }
+            Reply::NodeState(Ok(state)) => {
+                let _ = writeln!(text, "node is {}", state.yarn_name().to_lowercase());
             }
             Reply::Submitted(Err(e)) => {
                 let _ = writeln!(text, "error: {e}");

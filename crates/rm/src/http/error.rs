@@ -176,6 +176,7 @@ impl From<NodeError> for ApiError {
     fn from(e: NodeError) -> ApiError {
         match e {
             NodeError::NotRegistered(_) => ApiError::NotFound(e.to_string()),
+            NodeError::Decommissioned(_) => ApiError::Forbidden(e.to_string()),
             NodeError::BadCapability { .. } => ApiError::BadRequest(e.to_string()),
         }
     }
