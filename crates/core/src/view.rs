@@ -184,6 +184,16 @@ impl ResourceManager {
             .collect()
     }
 
+    /// A node's state, registered or gone; `None` for a node never seen (or
+    /// forgotten). Drivers ask this before letting a node register: Hadoop
+    /// lets a draining node back in after a restart, and no other excluded one.
+    pub fn node_state(&self, node: &NodeId) -> Option<NodeState> {
+        match self.nodes.lookup(node) {
+            Some(idx) => Some(self.nodes.get(idx).state),
+            None => self.inactive_nodes.get(node).map(|n| n.state),
+        }
+    }
+
     /// Every node, running or gone, by id.
     pub fn node_reports(&self) -> Vec<NodeReport> {
         let mut out: Vec<NodeReport> = self
