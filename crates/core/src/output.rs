@@ -442,7 +442,8 @@ pub enum Event {
         /// Its capability.
         capability: Resource,
     },
-    /// A node changed state (lost, shut down, decommissioned).
+    /// A node changed state (lost, shut down, draining, decommissioned, or
+    /// running again when recommissioned).
     NodeStateChanged {
         /// The node.
         node: NodeId,
