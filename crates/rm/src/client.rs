@@ -4,6 +4,12 @@
 //!
 //! The `weft` command's YARN-style subcommands (`cli`) and the load
 //! generator (`load`) use it; it knows paths and bodies, not what they mean.
+//!
+//! A call waits for the RM as long as it takes unless the caller sets a
+//! timeout (`RmClient::with_timeout`): what is long enough depends on the
+//! caller, and a node agent's or an operator's client has always waited.
+
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
@@ -39,6 +45,14 @@ pub enum ClientError {
     /// The connection broke.
     #[error("HTTP exchange with the resource manager failed: {0}")]
     Http(#[from] hyper::Error),
+    /// The RM did not answer within the client's timeout (connecting included).
+    #[error("the resource manager at {addr} did not answer within {} ms", after.as_millis())]
+    Timeout {
+        /// `host:port`.
+        addr: String,
+        /// The timeout.
+        after: Duration,
+    },
     /// The RM refused, with its `RemoteException`.
     #[error("{status}: {}", exception.message)]
     Remote {
@@ -161,6 +175,9 @@ pub struct RmClient {
     authority: String,
     user: Option<String>,
     sender: Option<SendRequest<Full<Bytes>>>,
+    /// How long one call may take, from connecting to the end of the body;
+    /// `None` waits for ever.
+    timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for RmClient {
@@ -168,6 +185,7 @@ impl std::fmt::Debug for RmClient {
         f.debug_struct("RmClient")
             .field("authority", &self.authority)
             .field("user", &self.user)
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
@@ -179,7 +197,15 @@ impl RmClient {
             authority: rm_authority(url)?,
             user,
             sender: None,
+            timeout: None,
         })
+    }
+
+    /// The same client, failing each call that takes longer than `timeout`
+    /// with `ClientError::Timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> RmClient {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// The `host:port` called.
@@ -220,6 +246,30 @@ impl RmClient {
 
     /// Sends one request with a JSON body (or none) and returns the raw answer.
     pub async fn request(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Answer, ClientError> {
+        let Some(after) = self.timeout else {
+            return self.exchange(method, path, body).await;
+        };
+        match tokio::time::timeout(after, self.exchange(method, path, body)).await {
+            Ok(res) => res,
+            Err(_) => {
+                // The connection still carries the unanswered request, and
+                // HTTP/1.1 answers in order: the next call would queue
+                // behind it. Dropping it makes hyper close it.
+                self.sender = None;
+                Err(ClientError::Timeout {
+                    addr: self.authority.clone(),
+                    after,
+                })
+            }
+        }
+    }
+
+    async fn exchange(
         &mut self,
         method: Method,
         path: &str,
@@ -416,6 +466,50 @@ mod tests {
             e.to_string(),
             "invalid resource manager address \"rm:x\": port \"x\" is not a number from 1 to 65535"
         );
+    }
+
+    /// A listener that accepts every connection and never answers on any,
+    /// as an RM stopped by SIGSTOP does (the kernel still accepts for it),
+    /// and how many connections it has accepted.
+    async fn silent_rm() -> (String, tokio::sync::watch::Receiver<usize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let (accepted, n_accepted) = tokio::sync::watch::channel(0);
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = listener.accept().await {
+                held.push(stream);
+                accepted.send_replace(held.len());
+            }
+        });
+        (addr, n_accepted)
+    }
+
+    #[tokio::test]
+    async fn a_request_the_rm_never_answers_times_out() {
+        let (addr, mut n_accepted) = silent_rm().await;
+        let mut client = RmClient::new(&addr, None)
+            .unwrap()
+            .with_timeout(Duration::from_millis(200));
+        let test = async {
+            for _ in 0..2 {
+                let e = client
+                    .get::<serde_json::Value>("/ws/v1/cluster/info")
+                    .await
+                    .unwrap_err();
+                assert!(matches!(e, ClientError::Timeout { .. }), "{e:?}");
+                assert_eq!(
+                    e.to_string(),
+                    format!("the resource manager at {addr} did not answer within 200 ms")
+                );
+            }
+            // The second call went on a new connection rather than queueing
+            // behind the first one's unanswered request.
+            n_accepted.wait_for(|n| *n == 2).await.unwrap();
+        };
+        tokio::time::timeout(Duration::from_secs(30), test)
+            .await
+            .expect("the client's own timeout ends each call");
     }
 
     #[test]

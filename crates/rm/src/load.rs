@@ -15,6 +15,12 @@
 //! run still has alive is ended, its AM finishing it when one registered and
 //! a kill through the REST API otherwise, and the simulated nodes unregister:
 //! a load run leaves no applications and no phantom capacity behind it.
+//!
+//! Every call has a timeout (`LoadConfig::request_timeout`), so an RM that
+//! stops answering (SIGSTOP, a network black hole) costs failed requests,
+//! counted as timeouts, rather than workers that wait for ever: the run
+//! still ends, and the end of the run gives up on a connection's share of
+//! apps or nodes once the RM has let one of its calls time out.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -75,7 +81,22 @@ pub struct LoadConfig {
     pub duration: Duration,
     /// Host name prefix of the simulated nodes.
     pub host_prefix: String,
+    /// How long any one call may take, connecting included, before it
+    /// counts as a failed request (see `DEFAULT_REQUEST_TIMEOUT`).
+    pub request_timeout: Duration,
 }
+
+/// The default `LoadConfig::request_timeout`. A healthy RM answers in
+/// milliseconds, so a call ten seconds late measures nothing but a stall,
+/// and a stall of a few seconds (a long pause of the RM) still shows as
+/// latency rather than as failures. It is fixed rather than derived from the
+/// heartbeat interval: that may be the RM's to give, at a registration that
+/// itself needs a timeout, and AM calls have their own interval. After the
+/// window a worker is at most two calls (a heartbeat and the registration
+/// that follows its failure) from noticing, and the end of the run gives up
+/// on a connection after one timed-out call, so a silent RM holds the report
+/// back by a handful of timeouts, under a minute.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for LoadConfig {
     fn default() -> LoadConfig {
@@ -103,6 +124,7 @@ impl Default for LoadConfig {
             warmup: Duration::from_secs(5),
             duration: Duration::from_secs(20),
             host_prefix: "sim".to_owned(),
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 }
@@ -206,6 +228,8 @@ pub struct LoadReport {
     pub ending: Ending,
     /// Failed calls during the run, plus `apps_failed`.
     pub errors: u64,
+    /// The failed calls of `errors` that timed out.
+    pub timeouts: u64,
 }
 
 /// What the run did after its window to leave nothing behind.
@@ -221,6 +245,9 @@ pub struct Ending {
     pub nodes_unregistered: u64,
     /// Simulated nodes that could not be unregistered (the RM expires them).
     pub nodes_left: u64,
+    /// Calls to end apps or unregister nodes that timed out; after each,
+    /// the rest of that connection's share was left untried.
+    pub timeouts: u64,
 }
 
 impl Ending {
@@ -302,7 +329,7 @@ impl fmt::Display for LoadReport {
             None => writeln!(f)?,
         }
         let e = &self.ending;
-        writeln!(
+        write!(
             f,
             "ended after the run:  {} apps ({} finished by their AM, {} killed before an AM registered), {} left alive; {} nodes unregistered, {} left",
             e.apps_ended(),
@@ -312,7 +339,19 @@ impl fmt::Display for LoadReport {
             e.nodes_unregistered,
             e.nodes_left
         )?;
-        write!(f, "errors:               {}", self.errors)
+        if e.timeouts > 0 {
+            write!(
+                f,
+                " ({} calls timed out, each ending its connection's share)",
+                e.timeouts
+            )?;
+        }
+        writeln!(f)?;
+        write!(f, "errors:               {}", self.errors)?;
+        if self.timeouts > 0 {
+            write!(f, " ({} timed out)", self.timeouts)?;
+        }
+        Ok(())
     }
 }
 
@@ -326,6 +365,7 @@ struct Counters {
     submitted: AtomicU64,
     finished: AtomicU64,
     errors: AtomicU64,
+    timeouts: AtomicU64,
 }
 
 /// An application submitted and not known to have ended.
@@ -361,6 +401,14 @@ impl Shared {
 
     fn stopped(&self) -> bool {
         *self.stop.borrow()
+    }
+
+    /// Counts a failed call.
+    fn failed(&self, e: &ClientError) {
+        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        if matches!(e, ClientError::Timeout { .. }) {
+            self.counters.timeouts.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     fn am_worker_for(&self, app: AppId) -> &mpsc::UnboundedSender<AppId> {
@@ -404,6 +452,9 @@ pub async fn run_until(
             "at least one queue and one user are needed",
         ));
     }
+    if config.request_timeout.is_zero() {
+        return Err(LoadError::Invalid("the request timeout must be positive"));
+    }
     // Each is added to the clock (and the window's two to each other), which
     // panics past what an instant can hold; a year is more than any run needs.
     let longest = [
@@ -412,6 +463,7 @@ pub async fn run_until(
         config.container_runtime,
         config.am_interval,
         config.heartbeat_interval.unwrap_or_default(),
+        config.request_timeout,
     ]
     .into_iter()
     .max()
@@ -422,7 +474,7 @@ pub async fn run_until(
         ));
     }
     // Fail early and clearly when the RM is not there.
-    let mut probe = RmClient::new(&config.rm, None)?;
+    let mut probe = client(&config)?;
     let _: serde_json::Value = probe.get("/ws/v1/cluster/info").await?;
 
     let (stop_tx, stop) = watch::channel(false);
@@ -468,17 +520,29 @@ pub async fn run_until(
     // An interrupt is only awaited while the run sleeps, so a call in
     // flight (a submission above all) completes and its app is on the books.
     let mut interrupt = std::pin::pin!(interrupt);
-    let interrupted = tokio::select! {
+    let mut interrupted = tokio::select! {
         () = tokio::time::sleep_until(start) => false,
         () = &mut interrupt => true,
     };
-    let mut submitter = RmClient::new(&config.rm, None)?;
+    let mut submitter = client(&config)?;
     if !interrupted {
         // The first apps, spread over the AM workers' connections.
         for i in 0..config.apps {
+            // Between submissions, never during one (see above): against an
+            // RM that does not answer each takes the request timeout, and
+            // all of them could outlast the window or try an operator's
+            // patience.
+            interrupted = tokio::select! {
+                biased;
+                () = &mut interrupt => true,
+                () = std::future::ready(()) => false,
+            };
+            if interrupted || Instant::now() >= window.1 {
+                break;
+            }
             if let Err(e) = submit_app(&shared, &mut submitter, i).await {
                 tracing::warn!(error = %e, "submission failed");
-                shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                shared.failed(&e);
             }
         }
     }
@@ -532,6 +596,7 @@ pub async fn run_until(
         first_failure: ended.first_failure,
         ending: ended.ending,
         errors: get(&c.errors) + ended.failed,
+        timeouts: get(&c.timeouts),
     })
 }
 
@@ -552,6 +617,8 @@ enum AppEnd {
     /// It had ended some other way (its AM finished it as the run stopped).
     AlreadyOver,
     Left,
+    /// Left because the RM did not answer in time.
+    Unanswered,
 }
 
 /// Ends every app still alive, then unregisters the nodes, each spread over
@@ -583,6 +650,7 @@ async fn end_everything(shared: &Arc<Shared>) -> Ended {
         ended.ending.finished += part.ending.finished;
         ended.ending.killed += part.ending.killed;
         ended.ending.left += part.ending.left;
+        ended.ending.timeouts += part.ending.timeouts;
         ended.failed += part.failed;
         if ended.first_failure.is_none() {
             ended.first_failure = part.first_failure;
@@ -602,9 +670,14 @@ async fn end_everything(shared: &Arc<Shared>) -> Ended {
         ));
     }
     for (len, h) in handles {
-        let (done, left) = h.await.unwrap_or((0, len));
-        ended.ending.nodes_unregistered += done;
-        ended.ending.nodes_left += left;
+        let part = h.await.unwrap_or(Unregistered {
+            done: 0,
+            left: len,
+            timed_out: false,
+        });
+        ended.ending.nodes_unregistered += part.done;
+        ended.ending.nodes_left += part.left;
+        ended.ending.timeouts += u64::from(part.timed_out);
     }
     let e = &ended.ending;
     tracing::info!(
@@ -613,6 +686,8 @@ async fn end_everything(shared: &Arc<Shared>) -> Ended {
         failed = ended.failed,
         left = e.left,
         nodes = e.nodes_unregistered,
+        nodes_left = e.nodes_left,
+        timeouts = e.timeouts,
         "ended the run's applications and nodes"
     );
     if let Some(why) = &ended.first_failure {
@@ -628,11 +703,12 @@ async fn end_everything(shared: &Arc<Shared>) -> Ended {
 /// Ends one connection's share of the apps.
 async fn end_apps(shared: &Shared, apps: Vec<(String, LiveApp)>) -> Ended {
     let mut ended = Ended::default();
-    let Ok(mut client) = RmClient::new(&shared.config.rm, None) else {
+    let Ok(mut client) = client(&shared.config) else {
         ended.ending.left = apps.len() as u64;
         return ended;
     };
-    for (app, live) in apps {
+    let mut apps = apps.into_iter();
+    for (app, live) in apps.by_ref() {
         match end_app(&mut client, &app, &live).await {
             AppEnd::Finished => ended.ending.finished += 1,
             AppEnd::Killed => ended.ending.killed += 1,
@@ -644,32 +720,70 @@ async fn end_apps(shared: &Shared, apps: Vec<(String, LiveApp)>) -> Ended {
                 }
             }
             AppEnd::Left => ended.ending.left += 1,
+            AppEnd::Unanswered => {
+                ended.ending.left += 1;
+                ended.ending.timeouts += 1;
+                break;
+            }
         }
     }
+    // The RM let a call time out: waiting as long again for each of the
+    // rest would only hold the report back to say the same.
+    let n_untried = apps.len() as u64;
+    if n_untried > 0 {
+        tracing::warn!(
+            apps = n_untried,
+            "the RM is not answering; these applications are left alive"
+        );
+    }
+    ended.ending.left += n_untried;
     ended
 }
 
-/// Unregisters one connection's share of the nodes: how many were, and
-/// how many were not.
-async fn unregister_nodes(shared: &Shared, nodes: Vec<String>) -> (u64, u64) {
-    let Ok(mut client) = RmClient::new(&shared.config.rm, None) else {
-        return (0, nodes.len() as u64);
+/// What unregistering one connection's share of the nodes did.
+struct Unregistered {
+    done: u64,
+    left: u64,
+    /// A call timed out, and the nodes after it were not tried.
+    timed_out: bool,
+}
+
+/// Unregisters one connection's share of the nodes.
+async fn unregister_nodes(shared: &Shared, nodes: Vec<String>) -> Unregistered {
+    let mut res = Unregistered {
+        done: 0,
+        left: 0,
+        timed_out: false,
     };
-    let (mut done, mut left) = (0, 0);
+    let Ok(mut client) = client(&shared.config) else {
+        res.left = nodes.len() as u64;
+        return res;
+    };
+    let n_nodes = nodes.len() as u64;
     for node in nodes {
         let body = NodeUnregisterRequest { node_id: node };
         let answer: Result<serde_json::Value, _> = client
             .call(Method::POST, "/ws/v1/nm/unregister", Some(&body))
             .await;
         match answer {
-            Ok(_) => done += 1,
+            Ok(_) => res.done += 1,
+            // As for apps: one timeout says the RM is not answering.
+            Err(ClientError::Timeout { .. }) => {
+                res.timed_out = true;
+                res.left = n_nodes - res.done;
+                tracing::warn!(
+                    nodes = res.left,
+                    "the RM is not answering; these nodes are left for it to expire"
+                );
+                break;
+            }
             Err(e) => {
                 tracing::debug!(node = %body.node_id, error = %e, "unregistration failed");
-                left += 1;
+                res.left += 1;
             }
         }
     }
-    (done, left)
+    res
 }
 
 /// Ends one app: its AM finishes it if one registered, else (or if that is
@@ -690,6 +804,10 @@ async fn end_app(client: &mut RmClient, app: &str, live: &LiveApp) -> AppEnd {
             .await;
         match answer {
             Ok(_) => return AppEnd::Finished,
+            Err(e @ ClientError::Timeout { .. }) => {
+                tracing::debug!(%app, error = %e, "AM finish unanswered; the app is left alive");
+                return AppEnd::Unanswered;
+            }
             Err(e) => tracing::debug!(%app, error = %e, "AM finish refused; killing the app"),
         }
     }
@@ -711,7 +829,10 @@ async fn end_app(client: &mut RmClient, app: &str, live: &LiveApp) -> AppEnd {
         Ok(_) => AppEnd::AlreadyOver,
         Err(e) => {
             tracing::warn!(%app, error = %e, "cannot end the application; it is left alive");
-            AppEnd::Left
+            match e {
+                ClientError::Timeout { .. } => AppEnd::Unanswered,
+                _ => AppEnd::Left,
+            }
         }
     }
 }
@@ -727,6 +848,11 @@ async fn failure_reason(client: &mut RmClient, app: &str) -> String {
         },
         Err(e) => format!("{app}: cannot read its report: {e}"),
     }
+}
+
+/// A client for one connection of the run.
+fn client(config: &LoadConfig) -> Result<RmClient, ClientError> {
+    Ok(RmClient::new(&config.rm, None)?.with_timeout(config.request_timeout))
 }
 
 fn node_id(config: &LoadConfig, i: usize) -> String {
@@ -769,7 +895,7 @@ async fn node_worker(
 ) -> Vec<u32> {
     let config = &shared.config;
     let mut latencies = Vec::new();
-    let Ok(mut client) = RmClient::new(&config.rm, None) else {
+    let Ok(mut client) = client(config) else {
         return latencies;
     };
     let mut nodes: Vec<SimNode> = range
@@ -782,13 +908,18 @@ async fn node_worker(
         .collect();
     let mut interval = config.heartbeat_interval;
     for node in &mut nodes {
+        // Against an RM that does not answer, each registration takes the
+        // request timeout: the run may end before they are all done.
+        if shared.stopped() {
+            return latencies;
+        }
         match register_node(&mut client, config, node).await {
             Ok(ms) => {
                 interval.get_or_insert(Duration::from_millis(ms.max(1)));
             }
             Err(e) => {
                 tracing::warn!(node = %node.id, error = %e, "registration failed");
-                shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                shared.failed(&e);
             }
         }
     }
@@ -879,10 +1010,12 @@ async fn heartbeat(
             }
         }
         Err(e) => {
-            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+            shared.failed(&e);
             tracing::debug!(node = %node.id, error = %e, "heartbeat failed; registering again");
             if let Err(e) = register_node(client, config, node).await {
                 tracing::warn!(node = %node.id, error = %e, "registration failed");
+                // A failed call like any other, as at the first registration.
+                shared.failed(&e);
             }
         }
     }
@@ -944,7 +1077,7 @@ async fn am_worker(
 ) -> Vec<u32> {
     let config = &shared.config;
     let mut latencies = Vec::new();
-    let Ok(mut client) = RmClient::new(&config.rm, None) else {
+    let Ok(mut client) = client(config) else {
         return latencies;
     };
     let mut ams: Vec<SimAm> = Vec::new();
@@ -974,8 +1107,9 @@ async fn am_worker(
                         tracing::debug!(error = %crate::client::remote_error(&a), "AM registration refused");
                         shared.counters.errors.fetch_add(1, Ordering::Relaxed);
                     }
-                    Err(_) => {
-                        shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                    Err(e) => {
+                        tracing::debug!(%app, error = %e, "AM registration failed");
+                        shared.failed(&e);
                     }
                 }
                 continue;
@@ -988,6 +1122,12 @@ async fn am_worker(
         // (rather than being dropped after a failed allocate call).
         let mut finished: Vec<(usize, bool)> = Vec::new();
         for (idx, am) in ams.iter_mut().enumerate() {
+            // Against an RM that does not answer, each call takes the request
+            // timeout; the AMs not yet called stay registered, and the end
+            // of the run finishes their apps.
+            if shared.stopped() {
+                break;
+            }
             if am.next > now {
                 continue;
             }
@@ -1037,7 +1177,7 @@ async fn am_worker(
                 }
                 Err(e) => {
                     tracing::debug!(app = %am.app, error = %e, "allocate failed; dropping the AM");
-                    shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                    shared.failed(&e);
                     // Its app is left to the end of the run, which kills it.
                     shared.set_registered(am.app, false);
                     finished.push((idx, false));
@@ -1054,7 +1194,7 @@ async fn am_worker(
             }
             if let Err(e) = submit_app(&shared, &mut client, next_app).await {
                 tracing::debug!(error = %e, "submission failed");
-                shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+                shared.failed(&e);
             }
             next_app += shared.am_workers.len();
         }
@@ -1087,7 +1227,7 @@ async fn finish_am(shared: &Shared, client: &mut RmClient, app: AppId) {
         }
         Err(e) => {
             tracing::debug!(%app, error = %e, "AM finish failed");
-            shared.counters.errors.fetch_add(1, Ordering::Relaxed);
+            shared.failed(&e);
         }
     }
 }
@@ -1112,5 +1252,171 @@ mod tests {
             (1000, 501, 900, 990, 1000)
         );
         assert_eq!(Percentiles::of(&mut []), Percentiles::default());
+    }
+
+    /// An RM on `127.0.0.1:0` that, unless `silent`, answers the probe and
+    /// submissions, and never answers anything else (nor anything after it
+    /// on that connection), as an RM stopped by SIGSTOP part way through a
+    /// run; the kernel still accepts connections for it.
+    async fn rm_that_stops_answering(silent: bool) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let n_apps = Arc::new(AtomicU64::new(0));
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                if silent {
+                    tokio::spawn(async move {
+                        let _held = stream;
+                        std::future::pending::<()>().await;
+                    });
+                } else {
+                    tokio::spawn(answer_until_silent(stream, n_apps.clone()));
+                }
+            }
+        });
+        url
+    }
+
+    async fn answer_until_silent(stream: tokio::net::TcpStream, n_apps: Arc<AtomicU64>) {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::io::BufReader::new(stream);
+        loop {
+            let mut request_line = String::new();
+            if stream.read_line(&mut request_line).await.unwrap_or(0) == 0 {
+                return;
+            }
+            let mut content_length = 0;
+            loop {
+                let mut line = String::new();
+                if stream.read_line(&mut line).await.unwrap_or(0) == 0 {
+                    return;
+                }
+                if line == "\r\n" {
+                    break;
+                }
+                match line.split_once(':') {
+                    Some((name, value)) if name.eq_ignore_ascii_case("content-length") => {
+                        content_length = value.trim().parse().unwrap();
+                    }
+                    _ => {}
+                }
+            }
+            let mut body = vec![0; content_length];
+            stream.read_exact(&mut body).await.unwrap();
+            let mut words = request_line.split_whitespace();
+            let method = words.next().unwrap_or_default();
+            let path = words.next().unwrap_or_default();
+            let path = path.split('?').next().unwrap_or_default();
+            let (status, body) = match (method, path) {
+                ("GET", "/ws/v1/cluster/info") => ("200 OK", "{}".to_owned()),
+                ("POST", "/ws/v1/cluster/apps/new-application") => {
+                    let n = n_apps.fetch_add(1, Ordering::Relaxed) + 1;
+                    let new = NewApplicationDto {
+                        application_id: format!("application_1_{n:04}"),
+                        maximum_resource_capability: ResourceDto {
+                            memory: 8192,
+                            vcores: 8,
+                        },
+                    };
+                    ("200 OK", serde_json::to_string(&new).unwrap())
+                }
+                ("POST", "/ws/v1/cluster/apps") => ("202 Accepted", String::new()),
+                _ => std::future::pending().await,
+            };
+            let answer = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(answer.as_bytes()).await.unwrap();
+        }
+    }
+
+    fn small_run(rm: String) -> LoadConfig {
+        LoadConfig {
+            rm,
+            nodes: 2,
+            apps: 2,
+            node_connections: 1,
+            am_connections: 1,
+            warmup: Duration::ZERO,
+            duration: Duration::from_millis(500),
+            request_timeout: Duration::from_millis(200),
+            ..LoadConfig::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_zero_request_timeout_is_refused() {
+        // Refused before anything is sent: nothing listens at this address.
+        let config = LoadConfig {
+            rm: "http://127.0.0.1:1".to_owned(),
+            request_timeout: Duration::ZERO,
+            ..LoadConfig::default()
+        };
+        let e = run(config).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid load: the request timeout must be positive"
+        );
+    }
+
+    /// Real time: the paused clock would jump to the request timeout while
+    /// an answer is on its way through the loopback interface.
+    #[tokio::test]
+    async fn a_run_against_a_silent_rm_ends_with_the_timeout() {
+        let rm = rm_that_stops_answering(true).await;
+        let run = run(small_run(rm.clone()));
+        let res = tokio::time::timeout(Duration::from_secs(60), run)
+            .await
+            .expect("the run ends");
+        let e = res.unwrap_err();
+        assert!(
+            matches!(e, LoadError::Client(ClientError::Timeout { .. })),
+            "{e:?}"
+        );
+        let addr = rm.trim_start_matches("http://");
+        assert_eq!(
+            e.to_string(),
+            format!("the resource manager at {addr} did not answer within 200 ms")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_run_whose_rm_stops_answering_ends_and_reports_what_it_left() {
+        let rm = rm_that_stops_answering(false).await;
+        let run = run(small_run(rm));
+        let report = tokio::time::timeout(Duration::from_secs(60), run)
+            .await
+            .expect("the run ends")
+            .unwrap();
+        // Both apps were submitted; no node registration, heartbeat or kill
+        // was ever answered.
+        assert_eq!(report.apps_submitted, 2, "{report}");
+        assert_eq!(report.heartbeats, 0, "{report}");
+        assert!(report.errors >= 2, "{report}");
+        assert_eq!(report.timeouts, report.errors, "{report}");
+        // One timeout on the one cleanup connection gives up on the rest of
+        // its share: the first kill for the apps, the first unregistration
+        // for the nodes.
+        let ending = &report.ending;
+        assert_eq!(
+            (ending.apps_ended(), ending.left, ending.timeouts),
+            (0, 2, 2),
+            "{report}"
+        );
+        assert_eq!(
+            (ending.nodes_unregistered, ending.nodes_left),
+            (0, 2),
+            "{report}"
+        );
+        let text = report.to_string();
+        assert!(text.contains("2 left alive; 0 nodes unregistered, 2 left (2 calls timed out, each ending its connection's share)"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "errors:               {} ({} timed out)",
+                report.errors, report.timeouts
+            )),
+            "{text}"
+        );
     }
 }

@@ -269,6 +269,13 @@ struct LoadArgs {
     /// Host name prefix of the simulated nodes.
     #[arg(long, default_value = "sim")]
     host_prefix: String,
+    /// Milliseconds any one call to the RM may take before it counts as a
+    /// failed request (10 to 600000).
+    // Without one, an RM that stopped answering held every worker, the
+    // report and Ctrl-C's cleanup for ever. Past ten minutes a run against a
+    // silent RM would hold its report back for hours.
+    #[arg(long, default_value_t = weft_rm::load::DEFAULT_REQUEST_TIMEOUT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(10..=600_000))]
+    request_timeout_ms: u64,
     /// Threads of the load generator (1: a single-threaded runtime).
     // 0 used to run on one worker thread in silence, which is neither.
     #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -553,6 +560,7 @@ async fn load(a: LoadArgs) -> anyhow::Result<()> {
         warmup: Duration::from_secs(a.warmup),
         duration: Duration::from_secs(a.duration),
         host_prefix: a.host_prefix,
+        request_timeout: Duration::from_millis(a.request_timeout_ms),
     };
     tracing::info!(nodes = config.nodes, apps = config.apps, rm = %config.rm, "load starting");
     // The first Ctrl-C or SIGTERM stops the run, which still ends the apps
@@ -735,6 +743,26 @@ mod tests {
             .expect_err("no runtime runs on no thread");
         assert!(e.to_string().contains("--threads"), "{e}");
         assert!(Weft::try_parse_from(["weft", "load", "--threads", "1"]).is_ok());
+    }
+
+    #[test]
+    fn the_request_timeout_is_bounded() {
+        let parsed = Weft::try_parse_from(["weft", "load", "--request-timeout-ms", "600000"]);
+        let Ok(Weft {
+            command: Command::Load(a),
+            ..
+        }) = parsed
+        else {
+            panic!("parsed as {parsed:?}")
+        };
+        assert_eq!(a.request_timeout_ms, 600_000);
+        for bad in ["0", "9", "600001", "18446744073709551615"] {
+            let e = Weft::try_parse_from(["weft", "load", "--request-timeout-ms", bad])
+                .err()
+                .unwrap_or_else(|| panic!("--request-timeout-ms {bad} is accepted"));
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{e}");
+            assert!(e.to_string().contains("10..=600000"), "{e}");
+        }
     }
 
     #[test]
