@@ -3,8 +3,9 @@
 //! One tokio task owns the core (`actor`); axum handlers (`http`) turn
 //! requests into commands and await the reply; the real clock becomes the
 //! core's `Time` in one place (`clock`); GETs read published snapshots
-//! (`view`). Around that: configuration loading (`config`), the wire formats
-//! (`dto`), Prometheus metrics (`metrics`), live reload of the allocation
+//! (`view`). Around that: configuration loading (`config`), the include
+//! and exclude lists of nodes (`hosts`), the wire formats (`dto`),
+//! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the optional state store
 //! that lets apps survive a restart (`state_store`), the container tokens
 //! that let only a container's AM start it (`token`), start and shutdown
@@ -22,6 +23,7 @@ pub mod clock;
 pub mod config;
 pub mod dto;
 mod event_log;
+pub mod hosts;
 pub mod http;
 pub mod load;
 pub mod metrics;
