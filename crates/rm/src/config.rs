@@ -17,6 +17,8 @@ use weft_queue_tree::alloc_file::parse_alloc_file;
 use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError};
 use weft_queue_tree::{AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
 
+use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
+
 /// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
 pub const EMBEDDED_ALLOC_FILE: &str = include_str!("../../../conf/fair-scheduler.xml");
 /// The site file shipped in `conf/`, built in.
@@ -40,6 +42,8 @@ pub struct RmConfig {
     pub service: ServiceSettings,
     /// Users' groups, for placement and ACLs.
     pub groups: GroupFile,
+    /// The include and exclude lists of nodes as first read.
+    pub hosts: HostLists,
     /// What looked wrong without being fatal, one line each with file and position.
     pub warnings: Vec<String>,
 }
@@ -97,6 +101,20 @@ pub struct ServiceSettings {
     /// what it needs to take its applications back after a restart
     /// (relative to the configuration directory).
     pub state_store: Option<PathBuf>,
+    /// `yarn.resourcemanager.nodes.include-path` and
+    /// `yarn.resourcemanager.nodes.exclude-path` (default none; relative to
+    /// the configuration directory): which nodes may join. Read at start
+    /// and again on each `refresh-nodes`.
+    pub hosts_files: HostsFiles,
+    /// `yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs`
+    /// (default 3600, Hadoop's; negative: none): how long a node drained
+    /// by `refresh-nodes` with `graceful` may take when neither the exclude
+    /// file nor the request says.
+    pub decommission_timeout: TimeoutSecs,
+    /// `yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications`
+    /// (default true): a draining node also waits for the apps that ran
+    /// containers on it to finish, as Hadoop's watcher always does.
+    pub decommission_wait_for_apps: bool,
 }
 
 impl Default for ServiceSettings {
@@ -112,6 +130,9 @@ impl Default for ServiceSettings {
             groups_file: None,
             rest_submissions: true,
             state_store: None,
+            hosts_files: HostsFiles::default(),
+            decommission_timeout: TimeoutSecs(3600),
+            decommission_wait_for_apps: true,
         }
     }
 }
@@ -151,6 +172,9 @@ pub enum ConfigError {
         /// Every problem.
         error: GroupFileError,
     },
+    /// An include or exclude file cannot be read or is invalid.
+    #[error(transparent)]
+    Hosts(#[from] HostsError),
     /// A service property has a bad value.
     #[error("{file}: {}", render_service_problems(problems))]
     Service {
@@ -277,6 +301,12 @@ impl RmConfig {
         service.state_store = service
             .state_store
             .map(|p| resolve(dir, &p.to_string_lossy()));
+        let files = &mut service.hosts_files;
+        for path in [&mut files.include, &mut files.exclude] {
+            *path = path.take().map(|p| resolve(dir, &p.to_string_lossy()));
+        }
+        let (hosts, host_warnings) = HostLists::load(&service.hosts_files)?;
+        warnings.extend(host_warnings);
         Ok(RmConfig {
             source: ConfSource::Dir(dir.to_owned()),
             alloc_path: Some(alloc_path),
@@ -284,6 +314,7 @@ impl RmConfig {
             core: site.core,
             service,
             groups,
+            hosts,
             warnings,
         })
     }
@@ -301,6 +332,8 @@ impl RmConfig {
             })?,
             None => GroupFile::default(),
         };
+        let (hosts, host_warnings) = HostLists::load(&site.service.hosts_files)?;
+        warnings.extend(host_warnings);
         Ok(RmConfig {
             source: ConfSource::Embedded,
             alloc_path: None,
@@ -308,6 +341,7 @@ impl RmConfig {
             core: site.core,
             service: site.service,
             groups,
+            hosts,
             warnings,
         })
     }
@@ -402,6 +436,10 @@ mod names {
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
     pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
     pub(super) const MAX_COMPLETED: &str = "yarn.resourcemanager.max-completed-applications";
+    pub(super) const DECOMMISSION_TIMEOUT: &str =
+        "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs";
+    pub(super) const WAIT_FOR_APPS: &str =
+        "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications";
 }
 
 type ServiceRead = (ServiceSettings, CoreExtra, Vec<String>);
@@ -469,13 +507,35 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     if let Some(n) = count(names::MAX_COMPLETED, 0) {
         extra.max_completed_apps = usize::try_from(n).unwrap_or(usize::MAX);
     }
-    if let Some(v) = value(names::REST_SUBMISSIONS) {
-        match v {
-            "true" => s.rest_submissions = true,
-            "false" => s.rest_submissions = false,
-            _ => bad(names::REST_SUBMISSIONS, "is not a boolean (true or false)"),
+    for (name, target) in [
+        (names::REST_SUBMISSIONS, &mut s.rest_submissions),
+        (names::WAIT_FOR_APPS, &mut s.decommission_wait_for_apps),
+    ] {
+        match value(name) {
+            Some("true") => *target = true,
+            Some("false") => *target = false,
+            Some(_) => bad(name, "is not a boolean (true or false)"),
+            None => {}
         }
     }
+    if let Some(v) = value(names::DECOMMISSION_TIMEOUT) {
+        // Hadoop reads it as an int.
+        match v.parse::<i32>() {
+            Ok(secs) => s.decommission_timeout = TimeoutSecs(i64::from(secs)),
+            Err(_) => bad(
+                names::DECOMMISSION_TIMEOUT,
+                "is not a whole number of seconds (negative for no timeout)",
+            ),
+        }
+    }
+    s.hosts_files = HostsFiles {
+        include: value(crate::hosts::INCLUDE_PROPERTY)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        exclude: value(crate::hosts::EXCLUDE_PROPERTY)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+    };
     s.event_log = value(names::EVENT_LOG)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
@@ -555,6 +615,103 @@ mod tests {
               line 3, column 49: property weft.rm.max-request-bytes: "0" is not a positive whole number
               line 4, column 63: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
         .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn decommissioning_properties_are_read_and_checked() {
+        let config = RmConfig::from_texts("<configuration/>", "<allocations/>").unwrap();
+        assert_eq!(config.service.decommission_timeout, TimeoutSecs(3600));
+        assert!(config.service.decommission_wait_for_apps);
+        assert_eq!(config.service.hosts_files, HostsFiles::default());
+        assert_eq!(config.hosts, HostLists::default());
+
+        let text = site(&[
+            (
+                "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs",
+                "-1",
+            ),
+            (
+                "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications",
+                "false",
+            ),
+        ]);
+        let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
+        assert_eq!(config.service.decommission_timeout, TimeoutSecs(-1));
+        assert!(!config.service.decommission_wait_for_apps);
+
+        let text = site(&[
+            (
+                "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs",
+                "an hour",
+            ),
+            (
+                "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications",
+                "yes",
+            ),
+        ]);
+        let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 91: property yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs: "an hour" is not a whole number of seconds (negative for no timeout)
+              line 3, column 96: property yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications: "yes" is not a boolean (true or false)"#]]
+        .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn hosts_files_are_read_at_start_relative_to_the_directory() {
+        let dir = std::env::temp_dir().join(format!("weft-conf-hosts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(SITE_FILE_NAME),
+            site(&[
+                ("yarn.resourcemanager.nodes.include-path", "nodes.include"),
+                (
+                    "yarn.resourcemanager.nodes.exclude-path",
+                    "nodes.exclude.xml",
+                ),
+            ]),
+        )
+        .unwrap();
+        std::fs::write(dir.join("nodes.include"), "h1 h2\n").unwrap();
+        std::fs::write(
+            dir.join("nodes.exclude.xml"),
+            "<hosts><host><name>h2</name><timeout>60</timeout></host></hosts>",
+        )
+        .unwrap();
+        let config = RmConfig::load(Some(&dir)).unwrap();
+        assert_eq!(
+            config.service.hosts_files.include,
+            Some(dir.join("nodes.include"))
+        );
+        let node = |id: &str| id.parse::<weft_model::NodeId>().unwrap();
+        assert!(config.hosts.check(&node("h1:1")).is_ok());
+        assert!(config.hosts.check(&node("h2:1")).is_err());
+        assert!(config.hosts.check(&node("h3:1")).is_err());
+        assert_eq!(
+            config.hosts.exclude_timeout(&node("h2:1")),
+            Some(TimeoutSecs(60))
+        );
+
+        // A bad or missing file stops the start, naming file and property.
+        std::fs::write(dir.join("nodes.exclude.xml"), "<hosts><host/></hosts>").unwrap();
+        let err = RmConfig::load(Some(&dir)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the exclude file {} (yarn.resourcemanager.nodes.exclude-path) is invalid:\n  line 1, column 8: a <host> without a <name>: it names no host",
+                dir.join("nodes.exclude.xml").display()
+            )
+        );
+        std::fs::remove_file(dir.join("nodes.include")).unwrap();
+        let err = RmConfig::load(Some(&dir)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot read the include file {} (yarn.resourcemanager.nodes.include-path): No such file or directory (os error 2)",
+                dir.join("nodes.include").display()
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
