@@ -18,9 +18,9 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use weft_core::{
-    AllocateError, AllocateRequest, AppError, AppState, CoreInvariantViolation, Event, FinalStatus,
-    Input, NodeHeartbeat, NodeRegistration, NodeState, Output, Reply, ResourceManager, Submission,
-    exit_status,
+    AllocateError, AllocateRequest, AppError, AppState, CoreInvariantViolation, Drain, Event,
+    FinalStatus, Input, NodeError, NodeHeartbeat, NodeRegistration, NodeState, Output, Reply,
+    ResourceManager, Submission, exit_status,
 };
 use weft_model::{AppId, Duration, NodeId, Resource, Time};
 
@@ -29,7 +29,7 @@ use crate::metrics::{MAX_SAMPLES, Recorder};
 use crate::nm::{NodeMode, NodeSim};
 use crate::report::{Report, RunStats};
 use crate::rng::SimRng;
-use crate::scenario::{Scenario, ScenarioEvent};
+use crate::scenario::{NodeChoice, Scenario, ScenarioEvent};
 use crate::workload::NodeSpec;
 
 /// How a run is checked and bounded.
@@ -199,7 +199,8 @@ struct Engine<'s> {
     position: (u8, u32),
     stalled: Option<String>,
     /// Scenario events that changed nothing, with why (`kill` or `move` of
-    /// an app not yet submitted or already ended, a move the core refused).
+    /// an app not yet submitted or already ended, a move the core refused,
+    /// a drain or recommission of a node that cannot take it).
     refused_events: Vec<String>,
     min_allocation: Resource,
 }
@@ -251,6 +252,13 @@ impl<'s> Engine<'s> {
     }
 
     fn run(mut self, progress: &mut dyn FnMut(Progress)) -> Result<Report, SimError> {
+        self.run_to_end(progress)?;
+        Ok(self.into_report())
+    }
+
+    /// Runs until the scenario is done, its end, or a stall; the core is
+    /// left as the run leaves it (tests read it).
+    fn run_to_end(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
         let horizon = self.sc.end.unwrap_or_else(|| {
             self.sc
                 .apps
@@ -334,7 +342,11 @@ impl<'s> Engine<'s> {
             apps_ended: self.apps_ended,
             apps_total: self.apps.len(),
         });
-        Ok(Report::build(
+        Ok(())
+    }
+
+    fn into_report(self) -> Report {
+        Report::build(
             self.sc,
             self.now,
             &self.apps,
@@ -342,7 +354,7 @@ impl<'s> Engine<'s> {
             self.stats,
             self.stalled,
             self.refused_events,
-        ))
+        )
     }
 
     fn finished(&self) -> bool {
@@ -379,6 +391,11 @@ impl<'s> Engine<'s> {
         // node lost or decommissioned) cannot run anything, whatever is asked.
         let why = if self.rm.tree().cluster_capacity() == Resource::ZERO {
             "the cluster has no nodes left (all lost or decommissioned)"
+        } else if !self.nodes.iter().any(|n| n.is_up() && !n.draining) {
+            // A drain that waits for apps which need room to finish never
+            // ends on its own.
+            "every node left is draining, so nothing new can be placed (a drain without a timeout \
+             waits for its apps)"
         } else {
             "they probably ask for more than any node or queue can give"
         };
@@ -474,10 +491,7 @@ impl<'s> Engine<'s> {
                     if let Some(n) = self.node_by_id.get(&node).copied() {
                         let node = &mut self.nodes[n as usize];
                         node.allocated += resource;
-                        if !self
-                            .min_allocation
-                            .fits_in(&(node.capability - node.allocated))
-                        {
+                        if !self.min_allocation.fits_in(&node.room()) {
                             self.dormant_free.remove(&(node.phase, n));
                         }
                     }
@@ -544,12 +558,23 @@ impl<'s> Engine<'s> {
                 Event::NodeStateChanged { node, state, .. } => {
                     capacity_changed = true;
                     if let Some(n) = self.node_by_id.get(&node).copied() {
-                        if state != NodeState::Running {
-                            let sim = &mut self.nodes[n as usize];
-                            self.dormant_free.remove(&(sim.phase, n));
-                            sim.mode = NodeMode::Gone;
-                            sim.next_hb = Time::MAX;
-                            sim.lose_all();
+                        match state {
+                            // A draining node keeps heartbeating and running
+                            // its tasks; it only has no room to offer.
+                            NodeState::Decommissioning => {
+                                let sim = &mut self.nodes[n as usize];
+                                sim.draining = true;
+                                self.dormant_free.remove(&(sim.phase, n));
+                            }
+                            // Recommissioned: its room is back, so it may have
+                            // work at its next heartbeat.
+                            NodeState::Running => {
+                                self.nodes[n as usize].draining = false;
+                                self.activate(n);
+                            }
+                            NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => {
+                                self.node_gone(n);
+                            }
                         }
                     }
                 }
@@ -660,10 +685,7 @@ impl<'s> Engine<'s> {
         }
         if self.rm.heartbeat_would_schedule(&node.id) {
             self.activate(n);
-        } else if self
-            .min_allocation
-            .fits_in(&(node.capability - node.allocated))
-        {
+        } else if self.min_allocation.fits_in(&node.room()) {
             self.dormant_free.insert((node.phase, n));
         }
     }
@@ -707,6 +729,13 @@ impl<'s> Engine<'s> {
                     }
                 }
             }
+            // The core already told of it (`NodeStateChanged`), which
+            // stopped the node; a node that still hears this stops for
+            // good, as a real one shuts down rather than registering again.
+            Reply::NodeHeartbeat(Err(NodeError::Decommissioned(_))) => {
+                self.node_gone(n);
+                return Ok(());
+            }
             Reply::NodeHeartbeat(Err(e)) => {
                 return Err(SimError::Refused {
                     at: now,
@@ -735,6 +764,17 @@ impl<'s> Engine<'s> {
         Ok(())
     }
 
+    /// The node left the RM (lost, shut down, decommissioned): it stops
+    /// heartbeating for good and its containers die with it. It never
+    /// registers again.
+    fn node_gone(&mut self, n: u32) {
+        let sim = &mut self.nodes[n as usize];
+        self.dormant_free.remove(&(sim.phase, n));
+        sim.mode = NodeMode::Gone;
+        sim.next_hb = Time::MAX;
+        sim.lose_all();
+    }
+
     fn go_dormant(&mut self, n: u32) {
         let interval = self.sc.timing.nm_heartbeat;
         let expiry = self.sc.settings.scheduler.nm_liveness_expiry;
@@ -751,9 +791,7 @@ impl<'s> Engine<'s> {
             next = next.min(node.next_tick(end, interval));
         }
         node.next_hb = next;
-        let fits = self
-            .min_allocation
-            .fits_in(&(node.capability - node.allocated));
+        let fits = self.min_allocation.fits_in(&node.room());
         let key = (node.phase, n);
         self.push(next, What::NodeHeartbeat(n));
         if fits {
@@ -1208,6 +1246,37 @@ impl<'s> Engine<'s> {
                     )?;
                 }
             }
+            ScenarioEvent::DrainNodes { nodes, drain } => self.drain_nodes(&nodes, drain)?,
+            ScenarioEvent::RecommissionNodes(names) => {
+                for name in &names {
+                    let n = match self.node_named(name) {
+                        Ok(n) if self.nodes[n as usize].draining => n,
+                        Ok(n) if self.nodes[n as usize].mode == NodeMode::Gone => {
+                            self.refuse(format!(
+                                "recommission {name}: it already left the cluster"
+                            ));
+                            continue;
+                        }
+                        Ok(_) => {
+                            self.refuse(format!("recommission {name}: it is not draining"));
+                            continue;
+                        }
+                        Err(why) => {
+                            self.refuse(format!("recommission {name}: {why}"));
+                            continue;
+                        }
+                    };
+                    let node = self.nodes[n as usize].id.clone();
+                    let reply = self.call(Input::NodeRecommissioned { node }, "recommission")?;
+                    if let Reply::NodeState(Err(e)) = reply {
+                        return Err(SimError::Refused {
+                            at: self.now,
+                            what: format!("recommissioning {name}"),
+                            why: e.to_string(),
+                        });
+                    }
+                }
+            }
             ScenarioEvent::AddNodes(list) => {
                 for spec in &list {
                     self.add_node(spec)?;
@@ -1215,6 +1284,78 @@ impl<'s> Engine<'s> {
             }
         }
         Ok(())
+    }
+
+    /// Starts a graceful decommission of each chosen node. Random choices
+    /// are drawn now among the running nodes (in node order), so a node
+    /// already lost, gone or draining is never picked.
+    fn drain_nodes(&mut self, nodes: &NodeChoice, drain: Drain) -> Result<(), SimError> {
+        let chosen: Vec<(u32, String)> = match nodes {
+            NodeChoice::Named(names) => {
+                let mut chosen = Vec::new();
+                for name in names {
+                    match self.node_named(name) {
+                        Ok(n) if self.nodes[n as usize].mode == NodeMode::Gone => {
+                            self.refuse(format!("drain {name}: it already left the cluster"));
+                        }
+                        Ok(n) => chosen.push((n, name.clone())),
+                        Err(why) => self.refuse(format!("drain {name}: {why}")),
+                    }
+                }
+                chosen
+            }
+            NodeChoice::Random { count, seed } => {
+                let running: Vec<u32> = (0..self.nodes.len() as u32)
+                    .filter(|n| {
+                        let node = &self.nodes[*n as usize];
+                        node.is_up() && !node.draining
+                    })
+                    .collect();
+                if (running.len() as u64) < u64::from(*count) {
+                    self.refuse(format!(
+                        "drain {count} random nodes: only {} were running",
+                        running.len()
+                    ));
+                }
+                SimRng::new(*seed)
+                    .distinct(running.len() as u32, *count)
+                    .into_iter()
+                    .map(|i| {
+                        let n = running[i as usize];
+                        (n, self.hosts[n as usize].clone())
+                    })
+                    .collect()
+            }
+        };
+        for (n, name) in chosen {
+            let node = self.nodes[n as usize].id.clone();
+            let reply = self.call(Input::NodeDecommissioning { node, drain }, "drain")?;
+            if let Reply::NodeState(Err(e)) = reply {
+                return Err(SimError::Refused {
+                    at: self.now,
+                    what: format!("draining {name}"),
+                    why: e.to_string(),
+                });
+            }
+        }
+        // New terms for a node already draining count from its drain's
+        // start, so its deadline may have passed already. The core ends
+        // such a drain on its next call: made now, the drain ends when the
+        // terms were given, not at whichever call happens to come next.
+        if self.rm.next_deadline().is_some_and(|d| d <= self.now) {
+            self.stats.ticks += 1;
+            self.last_tick = Some(self.now);
+            self.call(Input::Tick, "tick")?;
+        }
+        Ok(())
+    }
+
+    /// The index of the node with this host name, or why there is none yet.
+    fn node_named(&self, name: &str) -> Result<u32, &'static str> {
+        NodeId::new(name, 8041)
+            .ok()
+            .and_then(|id| self.node_by_id.get(&id).copied())
+            .ok_or("it has not joined the cluster yet")
     }
 
     /// The id of scenario app `a` while it is in the RM, or why a scenario
@@ -1598,12 +1739,381 @@ mod tests {
         assert_eq!(report.apps[0].lost, 4);
     }
 
+    /// A run's report and the core's node reports at its end.
+    fn simulate_keeping_nodes(
+        sc: &Scenario,
+        options: SimOptions,
+    ) -> (Report, Vec<weft_core::NodeReport>) {
+        let mut engine = Engine::new(sc, options);
+        engine.run_to_end(&mut |_| {}).unwrap();
+        let nodes = engine.rm.node_reports();
+        (engine.into_report(), nodes)
+    }
+
+    /// One line per node: its state, and when it left if it did. Heartbeat
+    /// times of nodes still in the cluster are left out: they differ when
+    /// idle heartbeats are skipped, and decide nothing.
+    fn node_lines(nodes: &[weft_core::NodeReport]) -> String {
+        let mut out = String::new();
+        for n in nodes {
+            let _ = match n.state {
+                NodeState::Running | NodeState::Decommissioning => writeln!(
+                    out,
+                    "{} {} {} holding {}",
+                    n.id.host(),
+                    n.state.yarn_name(),
+                    n.capability,
+                    n.allocated
+                ),
+                _ => writeln!(
+                    out,
+                    "{} {} at {:.3}",
+                    n.id.host(),
+                    n.state.yarn_name(),
+                    n.last_heartbeat.as_millis() as f64 / 1000.0
+                ),
+            };
+        }
+        out
+    }
+
+    /// Holds two runs' queue series equal. Steady fair shares are the one
+    /// exception, at the instants of scenario events only: the core tells
+    /// the tree a new cluster size lazily, on its next heartbeat, allocate
+    /// or update pass, and a sample at the instant a node joins or starts
+    /// draining may come before that call in one run and after it in the
+    /// other (an AM heartbeat skipped as idle). Nothing decides on the
+    /// stale figure: every call that schedules updates it first.
+    fn assert_same_queue_series(sc: &Scenario, fast: &Report, slow: &Report) {
+        assert_eq!(fast.samples, slow.samples);
+        let event_times: BTreeSet<Time> = sc.events.iter().map(|e| e.at).collect();
+        assert_eq!(fast.queues.len(), slow.queues.len());
+        for (f, s) in fast.queues.iter().zip(&slow.queues) {
+            let steady = |q: &crate::QueueSeries| -> Vec<(Time, Resource)> {
+                fast.samples
+                    .iter()
+                    .copied()
+                    .zip(q.steady_fair_share.iter().copied())
+                    .filter(|(t, _)| !event_times.contains(t))
+                    .collect()
+            };
+            assert_eq!(steady(f), steady(s), "{}", f.path);
+            let without_steady = |q: &crate::QueueSeries| crate::QueueSeries {
+                steady_fair_share: Vec::new(),
+                ..q.clone()
+            };
+            assert_eq!(without_steady(f), without_steady(s));
+        }
+    }
+
+    /// Draining takes the node out of scheduling at once but lets what runs
+    /// there finish; it leaves when its containers are done and, unless told
+    /// otherwise, when the apps that ran there are done too.
+    #[test]
+    fn a_drain_lets_running_tasks_finish_and_the_node_leave_when_done() {
+        let sc = load(
+            r#"
+            seed = 4
+            [[nodes]]
+            count = 3
+            capacity = "4096 mb, 4 vcores"
+            [[apps]]
+            name = "job"
+            am = "unmanaged"
+            tasks = [ { count = 20, duration = "30s", replicas = 0 } ]
+            [[events]]
+            at = "10s"
+            action = "drain-nodes"
+            nodes = ["node0001"]
+            [[events]]
+            at = "10s"
+            action = "drain-nodes"
+            nodes = ["node0002"]
+            wait_for_apps = false
+            "#,
+        );
+        let (report, nodes) = simulate_keeping_nodes(&sc, SimOptions::default());
+        // Twelve tasks start at once, four per node; from 10 s only node 3
+        // takes new ones, so the other eight run there in two more rounds
+        // and the job ends at 97 s with no task lost. Node 2 leaves as its
+        // last task ends (34.976); node 1, drained by then too, waits for
+        // the job. The cluster counts node 1 and 2's room only while their
+        // tasks hold it.
+        expect_test::expect![[r#"
+            job finished in root.user: submit 0.000 am - first 1.000 finish 97.000 local [0, 0, 0, 20] preempted 0 lost 0
+        "#]].assert_eq(&timeline(&report));
+        expect_test::expect![[r#"
+            node0001 DECOMMISSIONED at 97.000
+            node0002 DECOMMISSIONED at 34.976
+            node0003 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+        "#]]
+        .assert_eq(&node_lines(&nodes));
+        let cap_mb: Vec<u64> = report.capacity.iter().map(Resource::memory_mb).collect();
+        expect_test::expect![[r#"
+            [
+                12288,
+                12288,
+                12288,
+                12288,
+                4096,
+                4096,
+                4096,
+                4096,
+                4096,
+                4096,
+                4096,
+            ]
+        "#]]
+        .assert_debug_eq(&cap_mb);
+    }
+
+    /// A drain that times out loses what still runs there (-100, YARN's
+    /// ABORTED), and the AMs run those tasks again elsewhere.
+    #[test]
+    fn a_drain_that_times_out_loses_its_tasks_which_run_again() {
+        let sc = load(
+            r#"
+            seed = 9
+            [[nodes]]
+            count = 2
+            capacity = "4096 mb, 4 vcores"
+            [[apps]]
+            name = "job"
+            tasks = [ { count = 6, duration = "40s", replicas = 0 } ]
+            [[events]]
+            at = "10s"
+            action = "drain-nodes"
+            nodes = ["node0001", "node0002"]
+            timeout = "20s"
+            [[events]]
+            at = "12s"
+            action = "recommission-nodes"
+            nodes = ["node0002"]
+            "#,
+        );
+        let (report, nodes) = simulate_keeping_nodes(&sc, SimOptions::default());
+        // The AM and three tasks run on node 2, recommissioned at 12 s; the
+        // three tasks on node 1 are lost when its drain times out at 30 s
+        // and run again on node 2: nine launches for six tasks.
+        expect_test::expect![[r#"
+            job finished in root.user: submit 0.000 am 0.132 first 2.132 finish 84.132 local [0, 0, 0, 9] preempted 0 lost 3
+        "#]].assert_eq(&timeline(&report));
+        expect_test::expect![[r#"
+            node0001 DECOMMISSIONED at 30.000
+            node0002 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+        "#]]
+        .assert_eq(&node_lines(&nodes));
+    }
+
+    /// A recommissioned node offers its room again; events that cannot act
+    /// (a node not draining, gone, or not yet added) are recorded.
+    #[test]
+    fn recommissioning_gives_a_node_back_and_refusals_are_recorded() {
+        let sc = load(
+            r#"
+            seed = 2
+            [[nodes]]
+            count = 2
+            capacity = "4096 mb, 4 vcores"
+            [[apps]]
+            name = "job"
+            am = "unmanaged"
+            tasks = [ { count = 16, duration = "20s", replicas = 0 } ]
+            [[events]]
+            at = "5s"
+            action = "drain-nodes"
+            nodes = ["node0001", "added0003"]
+            [[events]]
+            at = "6s"
+            action = "recommission-nodes"
+            nodes = ["node0001", "node0002"]
+            [[events]]
+            at = "7s"
+            action = "decommission-nodes"
+            nodes = ["node0002"]
+            [[events]]
+            at = "8s"
+            action = "recommission-nodes"
+            nodes = ["node0002"]
+            [[events]]
+            at = "9s"
+            action = "add-nodes"
+            capacity = "4096 mb, 4 vcores"
+            "#,
+        );
+        let (report, nodes) = simulate_keeping_nodes(&sc, SimOptions::default());
+        // Node 1 drains for a second and is back with all its room; node 2
+        // is decommissioned outright with its four tasks, which run again.
+        expect_test::expect![[r#"
+            job finished in root.user: submit 0.000 am - first 1.000 finish 55.000 local [0, 0, 0, 20] preempted 0 lost 4
+        "#]].assert_eq(&timeline(&report));
+        expect_test::expect![[r#"
+            added0003 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0001 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0002 DECOMMISSIONED at 7.000
+        "#]]
+        .assert_eq(&node_lines(&nodes));
+        expect_test::expect![[r#"
+            [
+                "at 5.000s: drain added0003: it has not joined the cluster yet",
+                "at 6.000s: recommission node0002: it is not draining",
+                "at 8.000s: recommission node0002: it already left the cluster",
+            ]
+        "#]]
+        .assert_debug_eq(&report.refused_events);
+    }
+
+    /// `count` draws among the nodes running when the event happens: never
+    /// a lost node or one already draining.
+    #[test]
+    fn a_random_drain_picks_only_running_nodes() {
+        let sc = load(
+            r#"
+            seed = 6
+            end = "2m"
+            [[nodes]]
+            count = 5
+            capacity = "4096 mb, 4 vcores"
+            [[events]]
+            at = "5s"
+            action = "lose-nodes"
+            nodes = ["node0002", "node0004"]
+            [[events]]
+            at = "6s"
+            action = "drain-nodes"
+            count = 1
+            [[events]]
+            at = "7s"
+            action = "drain-nodes"
+            count = 3
+            "#,
+        );
+        let (report, nodes) = simulate_keeping_nodes(&sc, SimOptions::default());
+        expect_test::expect![[r#"
+            node0001 DECOMMISSIONED at 7.000
+            node0002 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0003 DECOMMISSIONED at 6.000
+            node0004 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0005 DECOMMISSIONED at 7.000
+        "#]]
+        .assert_eq(&node_lines(&nodes));
+        expect_test::expect![[r#"
+            [
+                "at 7.000s: drain 3 random nodes: only 2 were running",
+            ]
+        "#]]
+        .assert_debug_eq(&report.refused_events);
+    }
+
+    /// Draining nodes keep heartbeating while their tasks run, and are
+    /// visited when those end, whether idle heartbeats are skipped or not:
+    /// the two modes decide alike, with drains that wait for apps, drains
+    /// that time out, a recommission, and new terms for a drain under way
+    /// whose deadline has already passed (node0001 leaves when they are
+    /// given, at 45.2 s).
+    #[test]
+    fn skipping_idle_heartbeats_changes_no_decision_with_drains() {
+        let text = r#"
+            seed = 13
+            allocation = """
+              <allocations>
+                <queue name="a"/>
+                <queue name="b"/>
+              </allocations>"""
+            [[nodes]]
+            count = 10
+            capacity = "4096 mb, 4 vcores"
+            nodes_per_rack = 5
+            [report]
+            sample_interval = "5s"
+            [[workloads]]
+            format = "generate"
+            queue = "root.a"
+            jobs = 6
+            maps = 9
+            arrival = "poisson 15s"
+            map_duration = "25s"
+            duration_spread = 0.5
+            reduces = 1
+            [[workloads]]
+            format = "generate"
+            queue = "root.b"
+            mix = [ { maps = 2, jobs = 4 }, { maps = 20, jobs = 1 } ]
+            arrival = "every 11s"
+            am = "unmanaged"
+            [[events]]
+            at = "20s"
+            action = "drain-nodes"
+            nodes = ["node0001", "node0002"]
+            [[events]]
+            at = "25s"
+            action = "drain-nodes"
+            count = 2
+            timeout = "15s"
+            wait_for_apps = false
+            [[events]]
+            at = "30s"
+            action = "recommission-nodes"
+            nodes = ["node0002"]
+            [[events]]
+            at = "45200ms"
+            action = "drain-nodes"
+            nodes = ["node0001"]
+            timeout = "10s"
+            [[events]]
+            at = "50s"
+            action = "add-nodes"
+            count = 2
+            capacity = "8192 mb, 8 vcores"
+            [[events]]
+            at = "60s"
+            action = "drain-nodes"
+            nodes = ["added0011"]
+            timeout = "1m"
+            "#;
+        let sc = load(text);
+        let (fast, fast_nodes) = simulate_keeping_nodes(&sc, SimOptions::default());
+        let (slow, slow_nodes) = simulate_keeping_nodes(&sc, without_skipping());
+        assert_eq!(timeline(&fast), timeline(&slow));
+        assert_same_queue_series(&sc, &fast, &slow);
+        assert_eq!(fast.capacity, slow.capacity);
+        assert_eq!(node_lines(&fast_nodes), node_lines(&slow_nodes));
+        assert_eq!(fast.refused_events, slow.refused_events);
+        assert!(
+            fast.apps
+                .iter()
+                .all(|a| a.outcome == crate::report::Outcome::Finished),
+            "{}",
+            timeline(&fast)
+        );
+        let lost: u32 = fast.apps.iter().map(|a| a.lost).sum();
+        assert!(lost > 0, "the timeouts cost tasks: {}", timeline(&fast));
+        let states = node_lines(&fast_nodes);
+        expect_test::expect![[r#"
+            added0011 DECOMMISSIONED at 120.000
+            added0012 RUNNING <memory:8192, vCores:8> holding <memory:0, vCores:0>
+            node0001 DECOMMISSIONED at 45.200
+            node0002 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0003 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0004 DECOMMISSIONED at 40.000
+            node0005 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0006 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0007 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0008 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0009 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0010 DECOMMISSIONED at 40.000
+        "#]]
+        .assert_eq(&states);
+        assert!(fast.stats.core_calls < slow.stats.core_calls / 2);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
 
-        /// Whatever the cluster, workload, delay and seed: every app
-        /// finishes, every task runs exactly once, the core's books hold at
-        /// every call, and skipping idle heartbeats changes no decision.
+        /// Whatever the cluster, workload, delay, seed and drain: every app
+        /// finishes, every task runs exactly once (plus once per attempt a
+        /// drain's timeout lost), the core's books hold at every call, and
+        /// skipping idle heartbeats changes no decision.
         #[test]
         fn every_small_run_finishes_with_sound_books(
             seed in 0u64..1_000_000,
@@ -1615,6 +2125,7 @@ mod tests {
             secs in 1u64..30,
             delay in proptest::prelude::any::<bool>(),
             unmanaged in proptest::prelude::any::<bool>(),
+            drain in 0usize..3,
         ) {
             let text = format!(
                 r#"
@@ -1635,15 +2146,24 @@ mod tests {
                 map_duration = "{secs}s"
                 duration_spread = 0.5
                 {am}
+                {drain}
                 "#,
                 t = if delay { 0.5 } else { -1.0 },
                 am = if unmanaged { "am = \"unmanaged\"" } else { "" },
+                // One node of at least two drains: waiting for its apps, or
+                // timing out and losing what it runs.
+                drain = [
+                    "",
+                    "[[events]]\nat = \"8s\"\naction = \"drain-nodes\"\ncount = 1",
+                    "[[events]]\nat = \"8s\"\naction = \"drain-nodes\"\ncount = 1\ntimeout = \"5s\"",
+                ][drain],
             );
             let sc = load(&text);
             let fast = simulate(&sc, SimOptions::default()).unwrap();
             for a in &fast.apps {
                 proptest::prop_assert_eq!(a.outcome.name(), "finished", "{}", timeline(&fast));
-                proptest::prop_assert_eq!(a.locality.iter().sum::<u32>(), a.tasks);
+                // Every task ran once, and once more for each attempt lost.
+                proptest::prop_assert_eq!(a.locality.iter().sum::<u32>(), a.tasks + a.lost);
             }
             let slow = simulate(&sc, without_skipping()).unwrap();
             proptest::prop_assert_eq!(timeline(&fast), timeline(&slow));

@@ -2,7 +2,8 @@
 //! its next heartbeat (RUNNING once for each launched container, COMPLETE
 //! once a task's modelled duration has passed), and its heartbeat schedule
 //! (a fixed phase within the heartbeat interval, so nodes do not all beat at
-//! the same instant).
+//! the same instant). A draining node (graceful decommissioning) runs and
+//! reports as any other; it only offers no room.
 //!
 //! When a node heartbeats, and whether a heartbeat may be skipped because it
 //! provably decides nothing, is the engine's business; so are the core's
@@ -51,6 +52,8 @@ pub(crate) struct NodeSim {
     /// What the core has allocated on it, mirrored from the core's events.
     pub(crate) allocated: Resource,
     pub(crate) capability: Resource,
+    /// The core is decommissioning it gracefully: it takes no new containers.
+    pub(crate) draining: bool,
     pub(crate) containers: Vec<NmContainer>,
 }
 
@@ -65,7 +68,19 @@ impl NodeSim {
             last_core_hb: Time::ZERO,
             allocated: Resource::ZERO,
             capability,
+            draining: false,
             containers: Vec::new(),
+        }
+    }
+
+    /// What the core may still allocate on it, as far as the engine knows:
+    /// nothing while it drains (the core shrinks its capability to what its
+    /// containers hold).
+    pub(crate) fn room(&self) -> Resource {
+        if self.draining {
+            Resource::ZERO
+        } else {
+            self.capability - self.allocated
         }
     }
 

@@ -188,7 +188,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Scenario events that changed nothing, with when and why (a `kill`
     /// or `move` of an app not yet submitted or already ended, a move the
-    /// scheduler refused).
+    /// scheduler refused, a drain or recommission of a node that cannot
+    /// take it, a random drain that found fewer running nodes than asked).
     pub refused_events: Vec<String>,
 }
 

@@ -9,12 +9,12 @@
 //! memory and the command line from disk. Parsing the traces is the
 //! importers' job (`import`); running is the engine's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use weft_core::CoreSettings;
+use weft_core::{CoreSettings, Drain};
 use weft_model::{
     AppPriority, Duration, NodeId, Priority, QueuePath, Resource, SpecKind, Time, parse_resource,
 };
@@ -378,7 +378,8 @@ pub struct MixFile {
 pub struct EventFile {
     /// When.
     pub at: String,
-    /// `reload`, `kill`, `move`, `lose-nodes`, `decommission-nodes`, `add-nodes` or `set-site`.
+    /// `reload`, `kill`, `move`, `lose-nodes`, `decommission-nodes`,
+    /// `drain-nodes`, `recommission-nodes`, `add-nodes` or `set-site`.
     pub action: String,
     /// `kill`, `move`: the app's name.
     pub app: Option<String>,
@@ -388,11 +389,17 @@ pub struct EventFile {
     pub allocation_file: Option<String>,
     /// `reload`: the new allocation file, inline.
     pub allocation: Option<String>,
-    /// `lose-nodes`, `decommission-nodes`: hosts by name.
+    /// `lose-nodes`, `decommission-nodes`, `drain-nodes`,
+    /// `recommission-nodes`: hosts by name.
     pub nodes: Option<Vec<String>>,
-    /// `lose-nodes`, `decommission-nodes`: this many random nodes instead;
-    /// `add-nodes`: how many to add.
+    /// `lose-nodes`, `decommission-nodes`, `drain-nodes`: this many random
+    /// nodes instead; `add-nodes`: how many to add.
     pub count: Option<u32>,
+    /// `drain-nodes`: how long the nodes may take to drain (default: no limit).
+    pub timeout: Option<String>,
+    /// `drain-nodes`: also wait for the apps that ran containers on the
+    /// nodes to finish (default true).
+    pub wait_for_apps: Option<bool>,
     /// `add-nodes`: their capability.
     pub capacity: Option<String>,
     /// `add-nodes`: their rack (default `/default-rack`).
@@ -452,10 +459,37 @@ pub enum ScenarioEvent {
     LoseNodes(Vec<u32>),
     /// These nodes are decommissioned (they leave at once).
     DecommissionNodes(Vec<u32>),
+    /// These nodes are decommissioned gracefully: they drain on these terms
+    /// and leave once drained or when their time is up.
+    DrainNodes {
+        /// Which nodes.
+        nodes: NodeChoice,
+        /// When a node counts as drained, and how long it may take.
+        drain: Drain,
+    },
+    /// These draining nodes go back into service (host names).
+    RecommissionNodes(Vec<String>),
     /// Nodes join (they are appended to the node list).
     AddNodes(Vec<NodeSpec>),
     /// New site settings (the scenario's properties plus these).
     SetSite(Box<CoreSettings>),
+}
+
+/// Which nodes an event acts on, named or drawn when it happens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeChoice {
+    /// These hosts, initial or added by an `add-nodes` event.
+    Named(Vec<String>),
+    /// This many nodes drawn at random among those running when the event
+    /// happens (not lost, gone or already draining), from a stream seeded
+    /// with `seed`. Drawn then, not when the scenario loads, because which
+    /// nodes are still running depends on the run.
+    Random {
+        /// How many (fewer if fewer are running).
+        count: u32,
+        /// The draw's seed, itself drawn from the scenario's seed.
+        seed: u64,
+    },
 }
 
 /// A timed event.
@@ -666,6 +700,7 @@ impl Resolver<'_> {
                 &mut budget,
             )?);
         }
+        check_drained_names(&nodes, &events)?;
         events.sort_by_key(|e| e.at);
 
         Ok(Scenario {
@@ -1250,6 +1285,8 @@ impl Resolver<'_> {
             ("rack", e.rack.is_some()),
             ("prefix", e.prefix.is_some()),
             ("site", e.site.is_some()),
+            ("timeout", e.timeout.is_some()),
+            ("wait_for_apps", e.wait_for_apps.is_some()),
         ]
         .iter()
         .filter(|(_, set)| *set)
@@ -1260,6 +1297,8 @@ impl Resolver<'_> {
             "kill" => &["app"],
             "move" => &["app", "queue"],
             "lose-nodes" | "decommission-nodes" => &["nodes", "count"],
+            "drain-nodes" => &["nodes", "count", "timeout", "wait_for_apps"],
+            "recommission-nodes" => &["nodes"],
             "add-nodes" => &["count", "capacity", "rack", "prefix"],
             "set-site" => &["site"],
             other => {
@@ -1267,7 +1306,7 @@ impl Resolver<'_> {
                     format!("{what}.action"),
                     format!(
                         "unknown action {other:?}; expected reload, kill, move, lose-nodes, \
-                         decommission-nodes, add-nodes or set-site"
+                         decommission-nodes, drain-nodes, recommission-nodes, add-nodes or set-site"
                     ),
                 ));
             }
@@ -1336,6 +1375,47 @@ impl Resolver<'_> {
                     ScenarioEvent::DecommissionNodes(chosen)
                 }
             }
+            "drain-nodes" => {
+                let nodes = match (&e.nodes, e.count) {
+                    (Some(names), None) => NodeChoice::Named(names.clone()),
+                    (None, Some(0)) => {
+                        return Err(invalid(format!("{what}.count"), "must be at least 1"));
+                    }
+                    (None, Some(count)) => NodeChoice::Random {
+                        count,
+                        seed: rng.next_u64(),
+                    },
+                    _ => {
+                        return Err(invalid(&what, "give either nodes (names) or count"));
+                    }
+                };
+                let timeout = e
+                    .timeout
+                    .as_deref()
+                    .map(|t| {
+                        let w = format!("{what}.timeout");
+                        budget
+                            .within_horizon(parse_duration(t, &w)?)
+                            .map_err(ScenarioError::limit(w))
+                    })
+                    .transpose()?;
+                ScenarioEvent::DrainNodes {
+                    nodes,
+                    drain: Drain {
+                        timeout,
+                        wait_for_apps: e.wait_for_apps.unwrap_or(true),
+                    },
+                }
+            }
+            "recommission-nodes" => {
+                let names = e.nodes.clone().ok_or_else(|| {
+                    invalid(
+                        format!("{what}.nodes"),
+                        "recommission-nodes needs the nodes' names",
+                    )
+                })?;
+                ScenarioEvent::RecommissionNodes(names)
+            }
             "add-nodes" => {
                 let count = e.count.unwrap_or(1);
                 let capability = parse_res(
@@ -1372,6 +1452,37 @@ impl Resolver<'_> {
         };
         Ok(TimedEvent { at, event })
     }
+}
+
+/// Checks that the nodes `drain-nodes` and `recommission-nodes` name exist
+/// at some point of the run: initial ones, or ones an `add-nodes` event adds
+/// (wherever it is in the file; a node drained before it joins is recorded
+/// as a refused event when the run gets there).
+fn check_drained_names(initial: &[NodeSpec], events: &[TimedEvent]) -> Result<(), ScenarioError> {
+    let mut known: BTreeSet<&str> = initial.iter().map(|n| n.name.as_str()).collect();
+    for e in events {
+        if let ScenarioEvent::AddNodes(added) = &e.event {
+            known.extend(added.iter().map(|n| n.name.as_str()));
+        }
+    }
+    // `events` is still in file order, so its index is the file's.
+    for (i, e) in events.iter().enumerate() {
+        let names = match &e.event {
+            ScenarioEvent::DrainNodes {
+                nodes: NodeChoice::Named(names),
+                ..
+            }
+            | ScenarioEvent::RecommissionNodes(names) => names,
+            _ => continue,
+        };
+        if let Some(n) = names.iter().find(|n| !known.contains(n.as_str())) {
+            return Err(invalid(
+                format!("events[{i}].nodes"),
+                format!("no node is named {n:?}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn merge_properties(
@@ -1672,6 +1783,155 @@ mod tests {
                 "{err:?} should mention {expected:?}"
             );
         }
+    }
+
+    #[test]
+    fn drain_and_recommission_events_resolve() {
+        let s = load(
+            r#"
+            [[nodes]]
+            count = 3
+            capacity = "1024 mb, 1 vcores"
+            [[events]]
+            at = "1m"
+            action = "drain-nodes"
+            nodes = ["node0001", "added0004"]
+            timeout = "10m"
+            [[events]]
+            at = "2m"
+            action = "drain-nodes"
+            count = 2
+            wait_for_apps = false
+            [[events]]
+            at = "3m"
+            action = "recommission-nodes"
+            nodes = ["node0001"]
+            [[events]]
+            at = "4m"
+            action = "add-nodes"
+            capacity = "1024 mb, 1 vcores"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.events[0].event,
+            ScenarioEvent::DrainNodes {
+                nodes: NodeChoice::Named(vec!["node0001".to_owned(), "added0004".to_owned()]),
+                drain: Drain {
+                    timeout: Some(Duration::from_secs(600)),
+                    wait_for_apps: true,
+                },
+            }
+        );
+        match &s.events[1].event {
+            ScenarioEvent::DrainNodes {
+                nodes: NodeChoice::Random { count: 2, .. },
+                drain,
+            } => assert_eq!(
+                *drain,
+                Drain {
+                    timeout: None,
+                    wait_for_apps: false,
+                }
+            ),
+            other => panic!("not a random drain: {other:?}"),
+        }
+        assert_eq!(
+            s.events[2].event,
+            ScenarioEvent::RecommissionNodes(vec!["node0001".to_owned()])
+        );
+        // The random draw's seed comes from the scenario's seed, so the
+        // same file draws the same nodes, and another seed others.
+        let text = "[[nodes]]\ncount = 3\ncapacity = \"1024 mb, 1 vcores\"\n\
+                    [[events]]\nat = \"2m\"\naction = \"drain-nodes\"\ncount = 2";
+        let seed_of = |s: Scenario| match &s.events[0].event {
+            ScenarioEvent::DrainNodes {
+                nodes: NodeChoice::Random { seed, .. },
+                ..
+            } => *seed,
+            other => panic!("not a random drain: {other:?}"),
+        };
+        let sources = MemorySources::default();
+        assert_eq!(seed_of(load(text).unwrap()), seed_of(load(text).unwrap()));
+        assert_ne!(
+            seed_of(load(text).unwrap()),
+            seed_of(Scenario::load(text, &sources, Some(2)).unwrap())
+        );
+    }
+
+    #[test]
+    fn drain_and_recommission_errors_name_the_event_and_the_field() {
+        let nodes = "[[nodes]]\ncount = 2\ncapacity = \"1024 mb, 1 vcores\"\n";
+        let event = |body: &str| format!("{nodes}[[events]]\nat = \"1s\"\n{body}");
+        let cases = [
+            (
+                "action = \"drain-nodes\"\nnodes = [\"node0001\"]\ntimeout = \"soon\"",
+                "events[0].timeout: ",
+            ),
+            (
+                "action = \"drain-nodes\"\nnodes = [\"node0001\"]\ntimeout = \"9000h\"",
+                "events[0].timeout: ",
+            ),
+            (
+                "action = \"drain-nodes\"\nnodes = [\"node0001\"]\nwait_for_apps = \"yes\"",
+                "wait_for_apps",
+            ),
+            (
+                "action = \"drain-nodes\"\nnodes = [\"node0009\"]",
+                "events[0].nodes: no node is named \"node0009\"",
+            ),
+            (
+                "action = \"drain-nodes\"\ncount = 0",
+                "events[0].count: must be at least 1",
+            ),
+            (
+                "action = \"drain-nodes\"",
+                "events[0]: give either nodes (names) or count",
+            ),
+            (
+                "action = \"drain-nodes\"\nnodes = [\"node0001\"]\ncount = 1",
+                "events[0]: give either nodes (names) or count",
+            ),
+            (
+                "action = \"drain-nodes\"\nnodes = [\"node0001\"]\ncapacity = \"1 mb, 1 vcores\"",
+                "events[0].capacity: does not apply to action \"drain-nodes\"",
+            ),
+            (
+                "action = \"recommission-nodes\"",
+                "events[0].nodes: recommission-nodes needs the nodes' names",
+            ),
+            (
+                "action = \"recommission-nodes\"\ncount = 1",
+                "events[0].count: does not apply to action \"recommission-nodes\"",
+            ),
+            (
+                "action = \"recommission-nodes\"\nnodes = [\"added0001\"]",
+                "events[0].nodes: no node is named \"added0001\"",
+            ),
+            (
+                "action = \"lose-nodes\"\nnodes = [\"node0001\"]\ntimeout = \"1m\"",
+                "events[0].timeout: does not apply to action \"lose-nodes\"",
+            ),
+            (
+                "action = \"decommission-nodes\"\nnodes = [\"node0001\"]\nwait_for_apps = false",
+                "events[0].wait_for_apps: does not apply to action \"decommission-nodes\"",
+            ),
+        ];
+        for (body, expected) in cases {
+            let err = load(&event(body)).unwrap_err().to_string();
+            assert!(
+                err.contains(expected),
+                "{err:?} should mention {expected:?}"
+            );
+        }
+        // The event's index is the file's, whatever the events' times.
+        let err = load(&format!(
+            "{nodes}[[events]]\nat = \"5s\"\naction = \"add-nodes\"\ncapacity = \"1024 mb, 1 vcores\"\n\
+             [[events]]\nat = \"1s\"\naction = \"drain-nodes\"\nnodes = [\"nope\"]"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert_eq!(err, "events[1].nodes: no node is named \"nope\"");
     }
 
     #[test]
