@@ -16,8 +16,11 @@
 //! to their AMs), container tokens (drawn when the core allocates a
 //! container, handed to its node and its AM, forgotten once both have them
 //! or the container ends; see `token`), access checks for kill, move and
-//! priority, and the state store's records (with the recovery of the apps
-//! it holds at start).
+//! priority, the state store's records (with the recovery of the apps
+//! it holds at start), and the include and exclude lists of nodes: which
+//! nodes may register, and what a refresh of the lists does to the nodes
+//! it disallows (Hadoop's NodesListManager rules, carried out through the
+//! core's decommissioning inputs).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,9 +30,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use weft_core::{
-    AllocateError, AllocateRequest, AppError, AppState, Event, FinalStatus, Input, MoveError,
-    NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, RegisterReply, Reply,
-    ResourceManager, SubmitError, SubmitReply,
+    AllocateError, AllocateRequest, AppError, AppState, Drain, Event, FinalStatus, Input,
+    MoveError, NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, NodeState,
+    RegisterReply, Reply, ResourceManager, SubmitError, SubmitReply,
 };
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
@@ -39,6 +42,7 @@ use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
 use crate::dto::nm::NodeHeartbeatResponse;
 use crate::event_log::EventLog;
+use crate::hosts::{Disallowed, HostLists, TimeoutSecs};
 use crate::metrics::{Metrics, SchedulerMetrics};
 use crate::state_store::{StateStore, StoredApp};
 use crate::token::{TokenLedger, TokenSource};
@@ -109,6 +113,16 @@ pub enum RmError {
         /// The rule that was not met.
         why: String,
     },
+    /// A node the include or exclude list keeps out tried to register.
+    #[error(
+        "node {node} may not join the cluster: {why}; change the list and run `weft rmadmin -refreshNodes` to let it in"
+    )]
+    Disallowed {
+        /// The node.
+        node: NodeId,
+        /// Which list says so.
+        why: Disallowed,
+    },
     /// The core answered with a reply of the wrong kind (a bug).
     #[error("the scheduler answered {what} with an unexpected reply")]
     Unexpected {
@@ -138,6 +152,31 @@ pub struct AmInfo {
     pub rpc_port: Option<u16>,
     /// Its web UI.
     pub tracking_url: Option<String>,
+}
+
+/// What a refresh of the include and exclude lists did to one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeChange {
+    /// The node.
+    pub node: NodeId,
+    /// Its state before.
+    pub previous: NodeState,
+    /// Its state after.
+    pub state: NodeState,
+    /// The drain's timeout, when it was asked to drain.
+    pub timeout: Option<TimeoutSecs>,
+    /// Why (which list says what about it).
+    pub reason: String,
+}
+
+/// How a refresh treats the nodes the new lists disallow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefreshTerms {
+    /// Drain them (DECOMMISSIONING) rather than decommission them at once.
+    pub graceful: bool,
+    /// With `graceful`: the timeout for nodes the exclude file gives none
+    /// (`None`: the site's default).
+    pub timeout: Option<TimeoutSecs>,
 }
 
 type Tx<T> = oneshot::Sender<Result<T, RmError>>;
@@ -205,6 +244,11 @@ pub(crate) enum Command {
     ReplaceAllocConfig {
         config: Box<AllocConfig>,
         reply: Tx<ConfigApplied>,
+    },
+    RefreshNodes {
+        lists: Box<HostLists>,
+        terms: RefreshTerms,
+        reply: Tx<Vec<NodeChange>>,
     },
     AppSnapshot {
         app: AppId,
@@ -414,6 +458,21 @@ impl RmHandle {
         .await
     }
 
+    /// Puts new include and exclude lists in force and applies them to
+    /// every node the RM knows; what changed, node by node.
+    pub async fn refresh_nodes(
+        &self,
+        lists: HostLists,
+        terms: RefreshTerms,
+    ) -> Result<Vec<NodeChange>, RmError> {
+        self.call(|reply| Command::RefreshNodes {
+            lists: Box::new(lists),
+            terms,
+            reply,
+        })
+        .await
+    }
+
     /// One application's report as of now (not the published views), so a
     /// client reads its own writes; `None` when the RM does not know it.
     pub async fn app_snapshot(&self, app: AppId) -> Result<AppSnapshot, RmError> {
@@ -432,6 +491,13 @@ pub(crate) struct ActorSettings {
     pub(crate) view_refresh: Duration,
     pub(crate) command_queue: usize,
     pub(crate) acl: AclSettings,
+    /// The include and exclude lists in force at start.
+    pub(crate) hosts: HostLists,
+    /// A drain's timeout when neither the exclude file nor the refresh
+    /// says one (`yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs`).
+    pub(crate) decommission_timeout: TimeoutSecs,
+    /// Whether a draining node waits for its apps to finish.
+    pub(crate) decommission_wait_for_apps: bool,
 }
 
 #[derive(Default)]
@@ -461,6 +527,14 @@ struct Actor {
     store: Option<StateStore>,
     /// Nodes' diagnostics of completed containers, until their AM hears of them.
     node_diagnostics: BTreeMap<ContainerId, String>,
+    /// The include and exclude lists in force.
+    hosts: HostLists,
+    /// The timeout each draining node was given, for the views (the core
+    /// keeps only the deadline); an entry goes when its node stops draining.
+    drain_timeouts: BTreeMap<NodeId, TimeoutSecs>,
+    /// Why each decommissioned node was, for the answer that tells it to
+    /// shut down; an entry goes when its node registers again.
+    decommissioned: BTreeMap<NodeId, String>,
     /// The highest sequence number new-application has given out: a
     /// submission may only use an id issued already. The core counts on
     /// from the highest id submitted, so a made-up id would otherwise take
@@ -505,6 +579,7 @@ pub(crate) fn spawn(
     shutdown: oneshot::Receiver<()>,
 ) -> (RmHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(settings.command_queue);
+    let hosts = settings.hosts.clone();
     let mut actor = Actor {
         core,
         clock,
@@ -518,6 +593,9 @@ pub(crate) fn spawn(
         event_log,
         store: recovery.store,
         node_diagnostics: BTreeMap::new(),
+        hosts,
+        drain_timeouts: BTreeMap::new(),
+        decommissioned: BTreeMap::new(),
         issued_seq: 0,
         tokens,
         owed_tokens: TokenLedger::default(),
@@ -622,13 +700,14 @@ impl Actor {
     fn publish(&mut self, now: Time) {
         let started = std::time::Instant::now();
         self.version += 1;
-        let view = View::build(
+        let mut view = View::build(
             &self.core,
             &self.extras,
             self.version,
             now,
             self.clock.epoch_origin_ms(),
         );
+        view.drain_timeouts = self.drain_timeouts.clone();
         // Forget what the core itself has forgotten (apps trimmed from history).
         self.extras.retain(|id, _| view.apps.contains_key(id));
         self.metrics.publish(&view);
@@ -785,6 +864,14 @@ impl Actor {
                 };
                 let _ = reply.send(res);
             }
+            Command::RefreshNodes {
+                lists,
+                terms,
+                reply,
+            } => {
+                let changes = self.refresh_nodes(now, *lists, terms);
+                let _ = reply.send(Ok(changes));
+            }
             Command::AppSnapshot { app, reply } => {
                 self.dirty = was_dirty;
                 let _ = reply.send(self.app_snapshot(now, app));
@@ -824,6 +911,14 @@ impl Actor {
         reg: NodeRegistration,
     ) -> Result<NodeRegistered, RmError> {
         let node = reg.node.clone();
+        // As in Hadoop, a node that was draining may come back (it
+        // restarted); its drain goes on.
+        if let Err(why) = self.hosts.check(&node) {
+            if self.core.node_state(&node) != Some(NodeState::Decommissioning) {
+                tracing::info!(node = %node, reason = %why, "registration refused");
+                return Err(RmError::Disallowed { node, why });
+            }
+        }
         let http_address = reg.http_address.clone();
         let out = self.core.handle(now, Input::NodeRegistered(reg));
         self.absorb(now, &out.events);
@@ -862,6 +957,12 @@ impl Actor {
         diagnostics: Vec<(ContainerId, String)>,
     ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
         let Some(session) = self.nodes.get(&hb.node) else {
+            // A decommissioned node has no session: whatever responseId it
+            // sends, it is told to shut down (the answer never changes, so
+            // there is nothing to keep in step).
+            if self.core.node_state(&hb.node) == Some(NodeState::Decommissioned) {
+                return Ok(self.shutdown_answer(&hb.node, response_id));
+            }
             return Err(NodeError::NotRegistered(hb.node).into());
         };
         if let Some(last) = &session.last {
@@ -891,6 +992,10 @@ impl Actor {
         }
         let reply = match out.reply {
             Reply::NodeHeartbeat(Ok(r)) => r,
+            Reply::NodeHeartbeat(Err(NodeError::Decommissioned(_))) => {
+                self.nodes.remove(&node);
+                return Ok(self.shutdown_answer(&node, response_id));
+            }
             Reply::NodeHeartbeat(Err(e)) => {
                 self.nodes.remove(&node);
                 return Err(e.into());
@@ -919,6 +1024,124 @@ impl Actor {
             session.last = Some(res.clone());
         }
         Ok(res)
+    }
+
+    /// The heartbeat answer that tells a decommissioned node to stop its
+    /// containers and exit (Hadoop's `NodeAction.SHUTDOWN`).
+    fn shutdown_answer(&self, node: &NodeId, response_id: u64) -> Arc<NodeHeartbeatResponse> {
+        let why = self
+            .decommissioned
+            .get(node)
+            .map_or("decommissioned by an operator", String::as_str);
+        let interval = self
+            .core
+            .settings()
+            .scheduler
+            .node_heartbeat_interval
+            .as_millis();
+        Arc::new(NodeHeartbeatResponse::shutdown(
+            response_id.saturating_add(1),
+            interval,
+            format!("node {node} was decommissioned ({why}); stop every container and shut down"),
+        ))
+    }
+
+    /// Puts `lists` in force and applies Hadoop's rules to every known
+    /// node: a registered node the lists now disallow is decommissioned at
+    /// once, or drained when `terms.graceful` (a draining one gets the new
+    /// terms, or is decommissioned at once without `graceful`); a draining
+    /// node they allow again is recommissioned; one that already left and
+    /// is now disallowed is marked decommissioned. A decommissioned node
+    /// they allow again needs nothing: it may register.
+    fn refresh_nodes(
+        &mut self,
+        now: Time,
+        lists: HostLists,
+        terms: RefreshTerms,
+    ) -> Vec<NodeChange> {
+        self.hosts = lists;
+        let mut changes = Vec::new();
+        for report in self.core.node_reports() {
+            let node = report.id;
+            let previous = report.state;
+            let verdict = self.hosts.check(&node);
+            let (input, timeout, reason) = match (previous, verdict) {
+                (NodeState::Running | NodeState::Decommissioning, Err(why)) if terms.graceful => {
+                    let timeout = self
+                        .hosts
+                        .exclude_timeout(&node)
+                        .or(terms.timeout)
+                        .unwrap_or(self.settings.decommission_timeout);
+                    let drain = Drain {
+                        timeout: timeout.to_drain_timeout(),
+                        wait_for_apps: self.settings.decommission_wait_for_apps,
+                    };
+                    let input = Input::NodeDecommissioning {
+                        node: node.clone(),
+                        drain,
+                    };
+                    (input, Some(timeout), why.to_string())
+                }
+                (
+                    NodeState::Running
+                    | NodeState::Decommissioning
+                    | NodeState::Lost
+                    | NodeState::Shutdown,
+                    Err(why),
+                ) => {
+                    let input = Input::NodeUnregistered {
+                        node: node.clone(),
+                        decommissioned: true,
+                    };
+                    (input, None, why.to_string())
+                }
+                (NodeState::Decommissioning, Ok(())) => (
+                    Input::NodeRecommissioned { node: node.clone() },
+                    None,
+                    "the include and exclude files allow it again".to_owned(),
+                ),
+                _ => continue,
+            };
+            let out = self.core.handle(now, input);
+            self.absorb(now, &out.events);
+            let state = match out.reply {
+                Reply::NodeState(Ok(state)) => state,
+                Reply::NodeUnregistered(Ok(())) => NodeState::Decommissioned,
+                Reply::NodeState(Err(e)) | Reply::NodeUnregistered(Err(e)) => {
+                    tracing::warn!(node = %node, error = %e, "refresh-nodes: the scheduler refused to change the node");
+                    continue;
+                }
+                _ => {
+                    tracing::error!(node = %node, "refresh-nodes: the scheduler answered with an unexpected reply");
+                    continue;
+                }
+            };
+            if state == NodeState::Decommissioning {
+                if let Some(t) = timeout {
+                    self.drain_timeouts.insert(node.clone(), t);
+                }
+            }
+            let shown_timeout = (state == NodeState::Decommissioning)
+                .then_some(timeout)
+                .flatten();
+            match shown_timeout {
+                Some(t) => {
+                    tracing::info!(node = %node, from = previous.yarn_name(), to = state.yarn_name(), timeout = %t, reason = %reason, "refresh-nodes changed a node")
+                }
+                None => {
+                    tracing::info!(node = %node, from = previous.yarn_name(), to = state.yarn_name(), reason = %reason, "refresh-nodes changed a node")
+                }
+            }
+            changes.push(NodeChange {
+                node,
+                previous,
+                state,
+                timeout: shown_timeout,
+                reason,
+            });
+        }
+        self.force_publish = true;
+        changes
     }
 
     fn submit(
@@ -1247,15 +1470,30 @@ impl Actor {
                     capability,
                 } => {
                     tracing::info!(node = %node, rack = %rack, capability = %capability, "node registered");
+                    self.decommissioned.remove(node);
                 }
                 Event::NodeStateChanged {
                     node,
                     state,
                     reason,
-                } => {
-                    tracing::info!(node = %node, state = state.yarn_name(), reason = %reason, "node left");
-                    self.nodes.remove(node);
-                }
+                } => match state {
+                    // Still registered: its heartbeats go on.
+                    NodeState::Decommissioning => {
+                        tracing::info!(node = %node, reason = %reason, "node draining");
+                    }
+                    NodeState::Running => {
+                        tracing::info!(node = %node, reason = %reason, "node back in service");
+                        self.drain_timeouts.remove(node);
+                    }
+                    NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => {
+                        tracing::info!(node = %node, state = state.yarn_name(), reason = %reason, "node left");
+                        self.nodes.remove(node);
+                        self.drain_timeouts.remove(node);
+                        if *state == NodeState::Decommissioned {
+                            self.decommissioned.insert(node.clone(), reason.clone());
+                        }
+                    }
+                },
                 Event::QueuesChanged { created, removed } => {
                     for q in created {
                         tracing::info!(queue = %q, "queue created");

@@ -140,6 +140,7 @@ pub fn router(state: ApiState) -> Router {
             "/ws/v1/cluster/refresh-queues",
             post(cluster::refresh_queues),
         ),
+        ("/ws/v1/cluster/refresh-nodes", post(cluster::refresh_nodes)),
         ("/ws/v1/cluster/apps", get(apps::list).post(apps::submit)),
         (
             "/ws/v1/cluster/apps/new-application",

@@ -516,7 +516,7 @@ pub(crate) struct SchedulerMetrics {
     preemption_kills: Counter,
     apps_rejected: Counter,
     update_duration: Histogram,
-    nodes: [Gauge; 4],
+    nodes: [Gauge; 5],
     capacity: [Gauge; 2],
     available: [Gauge; 2],
     containers: Gauge,
@@ -600,6 +600,7 @@ impl SchedulerMetrics {
             update_duration: m.histogram(names::UPDATE_DURATION),
             nodes: [
                 state("running"),
+                state("decommissioning"),
                 state("lost"),
                 state("shutdown"),
                 state("decommissioned"),
@@ -685,6 +686,7 @@ impl SchedulerMetrics {
         let c = &view.cluster;
         let node_counts = [
             c.nodes_running,
+            c.nodes_decommissioning,
             c.nodes_lost,
             c.nodes_shutdown,
             c.nodes_decommissioned,

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use weft_core::{AppReport, ClusterMetrics, NodeReport, QueueReport, ResourceManager};
 use weft_model::{AppId, NodeId, QueuePath, Time};
 
+use crate::hosts::TimeoutSecs;
+
 /// One consistent picture of the RM, as of `now`.
 #[derive(Clone, Debug, Default)]
 pub struct View {
@@ -31,6 +33,9 @@ pub struct View {
     pub apps: BTreeMap<AppId, AppView>,
     /// Every node, by id.
     pub nodes: Vec<NodeReport>,
+    /// The timeout each draining node was given (what the core keeps is
+    /// its deadline); set by the actor after `build`.
+    pub drain_timeouts: BTreeMap<NodeId, TimeoutSecs>,
 }
 
 /// One app: the core's report plus what the shell knows.
@@ -90,6 +95,7 @@ impl View {
             queue_index,
             apps,
             nodes: core.node_reports(),
+            drain_timeouts: BTreeMap::new(),
         }
     }
 

@@ -117,15 +117,15 @@ pub struct ClusterMetricsDto {
     pub containers_reserved: u32,
     /// Containers asked for and not yet allocated.
     pub containers_pending: u64,
-    /// Every node the RM knows, in any state.
+    /// Every node the RM knows, in any state (draining ones included).
     pub total_nodes: u32,
-    /// Running nodes.
+    /// Running nodes (not draining ones, as in Hadoop).
     pub active_nodes: u32,
     /// Lost nodes.
     pub lost_nodes: u32,
     /// Always 0 (Weft has no health checks).
     pub unhealthy_nodes: u32,
-    /// Always 0.
+    /// Nodes draining (graceful decommissioning).
     pub decommissioning_nodes: u32,
     /// Decommissioned nodes.
     pub decommissioned_nodes: u32,
@@ -160,11 +160,15 @@ impl ClusterMetricsDto {
             containers_allocated: m.containers,
             containers_reserved: m.containers_reserved,
             containers_pending: m.containers_pending,
-            total_nodes: m.nodes_running + m.nodes_lost + m.nodes_shutdown + m.nodes_decommissioned,
+            total_nodes: m.nodes_running
+                + m.nodes_decommissioning
+                + m.nodes_lost
+                + m.nodes_shutdown
+                + m.nodes_decommissioned,
             active_nodes: m.nodes_running,
             lost_nodes: m.nodes_lost,
             unhealthy_nodes: 0,
-            decommissioning_nodes: 0,
+            decommissioning_nodes: m.nodes_decommissioning,
             decommissioned_nodes: m.nodes_decommissioned,
             rebooted_nodes: 0,
             shutdown_nodes: m.nodes_shutdown,
@@ -413,7 +417,7 @@ pub struct NodesDto {
 pub struct NodeDto {
     /// Rack.
     pub rack: String,
-    /// `RUNNING`, `LOST`, `SHUTDOWN` or `DECOMMISSIONED`.
+    /// `RUNNING`, `DECOMMISSIONING`, `LOST`, `SHUTDOWN` or `DECOMMISSIONED`.
     pub state: String,
     /// `host:port`.
     pub id: String,
@@ -448,6 +452,15 @@ pub struct NodeDto {
     pub available_resource: ResourceDto,
     /// Weft's addition: held by a reservation.
     pub reserved_resource: ResourceDto,
+    /// A draining node's graceful-decommission timeout in seconds, as it
+    /// was asked for (negative: none); absent for other nodes. Hadoop's
+    /// `NodeReport` field of this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decommissioning_timeout: Option<i64>,
+    /// Weft's addition: when a draining node is decommissioned at the
+    /// latest, ms since the epoch; absent without a timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decommissioning_deadline: Option<EpochMillis>,
 }
 
 impl NodeDto {
@@ -476,6 +489,10 @@ impl NodeDto {
             used_resource: ResourceDto::from_resource(n.allocated),
             available_resource: ResourceDto::from_resource(available),
             reserved_resource: ResourceDto::from_resource(n.reserved),
+            decommissioning_timeout: (n.state == NodeState::Decommissioning)
+                .then(|| view.drain_timeouts.get(&n.id).map(|t| t.0))
+                .flatten(),
+            decommissioning_deadline: n.drain_deadline.map(|t| view.epoch_ms(t)),
         }
     }
 }
@@ -491,6 +508,57 @@ pub const NODE_STATES: &[&str] = &[
     "REBOOTED",
     "SHUTDOWN",
 ];
+
+/// The body of `POST /ws/v1/cluster/refresh-nodes` (optional: no body is a
+/// forced refresh, Hadoop's `-refreshNodes` without `-g`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefreshNodesRequest {
+    /// Drain the nodes the lists now disallow (DECOMMISSIONING) rather
+    /// than decommission them at once.
+    #[serde(default)]
+    pub graceful: bool,
+    /// With `graceful`: the drain's timeout in seconds for nodes the
+    /// exclude file gives none (-1: none); without it, the site's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<i64>,
+}
+
+/// The answer to `POST /ws/v1/cluster/refresh-nodes`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshNodesDto {
+    /// Whether the refresh drained nodes rather than decommission them.
+    pub graceful: bool,
+    /// The include file read, if one is configured.
+    pub include_path: Option<String>,
+    /// The exclude file read, if one is configured.
+    pub exclude_path: Option<String>,
+    /// Each node whose state the refresh changed, by id.
+    #[serde(default)]
+    pub changes: Vec<NodeChangeDto>,
+    /// What the files hold that was ignored, with file and position.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// One node a refresh acted on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeChangeDto {
+    /// `host:port`.
+    pub node_id: String,
+    /// Its state before.
+    pub previous_state: String,
+    /// Its state now: `DECOMMISSIONING` (draining), `DECOMMISSIONED`, or
+    /// `RUNNING` (recommissioned).
+    pub state: String,
+    /// For a drain: its timeout in seconds (negative: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decommissioning_timeout: Option<i64>,
+    /// Why: which list says what about it.
+    pub reason: String,
+}
 
 /// `POST /ws/v1/cluster/refresh-queues`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -181,7 +181,9 @@ impl NodeHeartbeatRequest {
 pub struct NodeHeartbeatResponse {
     /// The request's `responseId` plus one; the node sends it back next time.
     pub response_id: u64,
-    /// Always `NORMAL` (a node the RM does not know gets an error and re-registers).
+    /// `NORMAL`, or `SHUTDOWN` for a decommissioned node, which must stop
+    /// its containers and exit (a node the RM does not know gets an error
+    /// and re-registers).
     pub node_action: NodeAction,
     /// When to heartbeat next.
     pub next_heartbeat_interval_ms: u64,
@@ -190,6 +192,9 @@ pub struct NodeHeartbeatResponse {
     /// Containers allocated on the node since its last heartbeat, for the
     /// node to launch (AM containers carry the submission's launch context).
     pub allocated_containers: Vec<ContainerToLaunchDto>,
+    /// Why, with `SHUTDOWN` (Hadoop's `diagnosticsMessage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics_message: Option<String>,
 }
 
 /// What the RM asks of a node.
@@ -198,6 +203,8 @@ pub struct NodeHeartbeatResponse {
 pub enum NodeAction {
     /// Carry on.
     Normal,
+    /// Stop every container and exit: the node was decommissioned.
+    Shutdown,
 }
 
 /// A container the node must stop.
@@ -304,6 +311,23 @@ impl NodeHeartbeatResponse {
                 .iter()
                 .map(|c| to_launch(c, &launch_context, token(c.container)))
                 .collect(),
+            diagnostics_message: None,
+        }
+    }
+
+    /// The answer telling a node to shut down, and why.
+    pub fn shutdown(
+        response_id: u64,
+        interval_ms: u64,
+        diagnostics: String,
+    ) -> NodeHeartbeatResponse {
+        NodeHeartbeatResponse {
+            response_id,
+            node_action: NodeAction::Shutdown,
+            next_heartbeat_interval_ms: interval_ms,
+            containers_to_stop: Vec::new(),
+            allocated_containers: Vec::new(),
+            diagnostics_message: Some(diagnostics),
         }
     }
 }

@@ -1,18 +1,22 @@
 //! Cluster-level handlers of the YARN REST API (`info`, `metrics`,
-//! `scheduler`, `nodes`), the admin `refresh-queues`, and the Prometheus
-//! text at `/metrics`.
+//! `scheduler`, `nodes`), the admin `refresh-queues` and `refresh-nodes`,
+//! and the Prometheus text at `/metrics`.
 //!
 //! Reads come from the published views, never from the actor's queue.
+//! `refresh-nodes` reads the hosts files here, off the actor, and hands it
+//! the lists; what they mean for each node is the actor's.
 
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 
+use crate::actor::RefreshTerms;
 use crate::dto::cluster::{
-    ClusterInfoDto, ClusterMetricsDto, NODE_STATES, NodeDto, NodesDto, RefreshQueuesDto,
-    SchedulerDto,
+    ClusterInfoDto, ClusterMetricsDto, NODE_STATES, NodeChangeDto, NodeDto, NodesDto,
+    RefreshNodesDto, RefreshNodesRequest, RefreshQueuesDto, SchedulerDto,
 };
-use crate::http::codec::{Format, NamedCaller, Params, Wire};
+use crate::hosts::{HostLists, TimeoutSecs};
+use crate::http::codec::{Format, NamedCaller, OptionalPayload, Params, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, NodeParam};
 use crate::reload::ReloadError;
@@ -111,6 +115,75 @@ pub(super) async fn refresh_queues(
         Err(ReloadError::Scheduler(e)) => Err(e.into()),
         Err(e) => Err(ApiError::BadRequest(e.to_string())),
     }
+}
+
+pub(super) async fn refresh_nodes(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(who): NamedCaller,
+    OptionalPayload(body): OptionalPayload<RefreshNodesRequest>,
+) -> Result<Wire<RefreshNodesDto>, ApiError> {
+    if !s.0.acl.is_admin(&who) {
+        return Err(ApiError::Forbidden(format!(
+            "user {} is not a cluster administrator (yarn.admin.acl) and may not refresh the nodes",
+            who.user
+        )));
+    }
+    let timeout = match body.timeout_secs {
+        None => None,
+        Some(_) if !body.graceful => {
+            return Err(ApiError::BadRequest(
+                "timeoutSecs applies to a graceful refresh only: send \"graceful\": true with it, or leave it out"
+                    .to_owned(),
+            ));
+        }
+        // Hadoop's timeout is an int, -1 meaning none (`rmadmin -g`).
+        Some(t) if (-1..=i64::from(i32::MAX)).contains(&t) => Some(TimeoutSecs(t)),
+        Some(t) => {
+            return Err(ApiError::BadRequest(format!(
+                "timeoutSecs {t} is not a number of seconds from -1 (no timeout) to {}",
+                i32::MAX
+            )));
+        }
+    };
+    let files = s.0.service.hosts_files.clone();
+    let read = files.clone();
+    let (lists, warnings) = tokio::task::spawn_blocking(move || HostLists::load(&read))
+        .await
+        .map_err(|e| ApiError::Internal(format!("reading the hosts files panicked: {e}")))?
+        .map_err(|e| {
+            tracing::warn!(error = %e, "refresh-nodes refused: the lists in force are unchanged");
+            ApiError::BadRequest(format!("{e}\n(the lists in force are unchanged)"))
+        })?;
+    for w in &warnings {
+        tracing::warn!("{w}");
+    }
+    let terms = RefreshTerms {
+        graceful: body.graceful,
+        timeout,
+    };
+    let changes = s.rm().refresh_nodes(lists, terms).await?;
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    Ok(Wire::ok(
+        format,
+        "refreshNodes",
+        RefreshNodesDto {
+            graceful: body.graceful,
+            include_path: path(&files.include),
+            exclude_path: path(&files.exclude),
+            changes: changes
+                .into_iter()
+                .map(|c| NodeChangeDto {
+                    node_id: c.node.to_string(),
+                    previous_state: c.previous.yarn_name().to_owned(),
+                    state: c.state.yarn_name().to_owned(),
+                    decommissioning_timeout: c.timeout.map(|t| t.0),
+                    reason: c.reason,
+                })
+                .collect(),
+            warnings,
+        },
+    ))
 }
 
 pub(super) async fn prometheus(State(s): State<ApiState>) -> impl IntoResponse {

@@ -176,6 +176,8 @@ impl From<NodeError> for ApiError {
     fn from(e: NodeError) -> ApiError {
         match e {
             NodeError::NotRegistered(_) => ApiError::NotFound(e.to_string()),
+            // Heartbeats of a decommissioned node are answered SHUTDOWN by
+            // the actor; any other call from it is refused.
             NodeError::Decommissioned(_) => ApiError::Forbidden(e.to_string()),
             NodeError::BadCapability { .. } => ApiError::BadRequest(e.to_string()),
         }
@@ -246,7 +248,9 @@ impl From<RmError> for ApiError {
             RmError::Move(e) => e.into(),
             RmError::OutOfSync { .. } => ApiError::Conflict(e.to_string()),
             RmError::NotIssued { .. } => ApiError::BadRequest(e.to_string()),
-            RmError::Forbidden { .. } => ApiError::Forbidden(e.to_string()),
+            RmError::Forbidden { .. } | RmError::Disallowed { .. } => {
+                ApiError::Forbidden(e.to_string())
+            }
             RmError::Unexpected { .. } => ApiError::Internal(e.to_string()),
             RmError::Gone => ApiError::Unavailable,
         }
