@@ -1862,3 +1862,5 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
     );
     rm.stop().await;
 }
+
+mod decommission;
