@@ -124,6 +124,8 @@ enum What {
     Arrival(u32),
     AmRegister(u32),
     NodeHeartbeat(u32),
+    /// A node's last heartbeat before a `lose-nodes` event silences it.
+    FinalBeat(u32),
     Sweep(u32),
     AmHeartbeat(u32),
     Sample,
@@ -148,7 +150,7 @@ fn class_of(what: What) -> u8 {
         What::ScenarioEvent(_) => 0,
         What::Arrival(_) => 1,
         What::AmRegister(_) => 2,
-        What::NodeHeartbeat(_) | What::Sweep(_) => 3,
+        What::NodeHeartbeat(_) | What::FinalBeat(_) | What::Sweep(_) => 3,
         What::AmHeartbeat(_) => 4,
         What::Sample => 9,
     }
@@ -161,7 +163,7 @@ const AM_CLASS: u8 = 4;
 
 fn sub_of(what: What) -> u32 {
     match what {
-        What::NodeHeartbeat(i) | What::Sweep(i) | What::AmHeartbeat(i) => i,
+        What::NodeHeartbeat(i) | What::FinalBeat(i) | What::Sweep(i) | What::AmHeartbeat(i) => i,
         _ => 0,
     }
 }
@@ -276,6 +278,7 @@ impl<'s> Engine<'s> {
         for (i, e) in self.sc.events.iter().enumerate() {
             self.push(e.at, What::ScenarioEvent(i as u32));
         }
+        self.schedule_final_beats();
         self.push(Time::ZERO, What::Sample);
         let mut steps: u64 = 0;
         loop {
@@ -424,6 +427,14 @@ impl<'s> Engine<'s> {
             }
             What::NodeHeartbeat(n) => {
                 if self.nodes[n as usize].next_hb == e.at {
+                    self.node_heartbeat(n)
+                } else {
+                    Ok(())
+                }
+            }
+            What::FinalBeat(n) => {
+                let node = &self.nodes[n as usize];
+                if node.is_up() && node.last_hb.is_none_or(|l| l < e.at) {
                     self.node_heartbeat(n)
                 } else {
                     Ok(())
@@ -702,10 +713,12 @@ impl<'s> Engine<'s> {
         node.last_hb = Some(now);
         let statuses = node.take_statuses(now);
         let keepalive_due = now.since(node.last_core_hb) + interval.saturating_mul(3) >= expiry;
+        let final_beat = node.final_beat == Some(now);
         let id = node.id.clone();
         if self.options.skip_idle_heartbeats
             && statuses.is_empty()
             && !keepalive_due
+            && !final_beat
             && !self.rm.heartbeat_would_schedule(&id)
         {
             self.stats.heartbeats_skipped += 1;
@@ -762,6 +775,42 @@ impl<'s> Engine<'s> {
             self.go_dormant(n);
         }
         Ok(())
+    }
+
+    /// Makes each node a `lose-nodes` event silences send its last heartbeat
+    /// before the event, idle or not. The RM declares a silent node lost a
+    /// liveness expiry after the last heartbeat it heard, so that heartbeat
+    /// must be the one it would hear if none were skipped; otherwise the
+    /// node (and every container on it) would be lost earlier, by up to the
+    /// expiry, when idle heartbeats are skipped.
+    fn schedule_final_beats(&mut self) {
+        let interval = self.sc.timing.nm_heartbeat.as_millis();
+        for e in &self.sc.events {
+            let ScenarioEvent::LoseNodes(list) = &e.event else {
+                continue;
+            };
+            for &n in list {
+                let Some(node) = self.nodes.get_mut(n as usize) else {
+                    continue;
+                };
+                // Scenario events come before heartbeats at one instant, so
+                // a tick at the event's own instant is never heard.
+                let at = e.at.as_millis();
+                if at <= node.phase {
+                    continue;
+                }
+                let last =
+                    Time::from_millis(node.phase + (at - 1 - node.phase) / interval * interval);
+                if node.final_beat.is_none_or(|t| last < t) {
+                    node.final_beat = Some(last);
+                }
+            }
+        }
+        for n in 0..self.nodes.len() as u32 {
+            if let Some(at) = self.nodes[n as usize].final_beat {
+                self.push(at, What::FinalBeat(n));
+            }
+        }
     }
 
     /// The node left the RM (lost, shut down, decommissioned): it stops
@@ -1804,6 +1853,46 @@ mod tests {
             };
             assert_eq!(without_steady(f), without_steady(s));
         }
+    }
+
+    /// Regression: with idle heartbeats skipped, a node running long tasks
+    /// had last been heard well before a `lose-nodes` event silenced it, so
+    /// the RM declared it lost, and its tasks with it, up to the liveness
+    /// expiry earlier than with every heartbeat sent (64.740 s against
+    /// 109.740 s here). Its last heartbeat before the event now always
+    /// reaches the core.
+    #[test]
+    fn skipping_idle_heartbeats_does_not_hasten_a_lost_node_s_expiry() {
+        let sc = load(
+            r#"
+            seed = 3
+            [site]
+            "yarn.nm.liveness-monitor.expiry-interval-ms" = 60000
+            [[nodes]]
+            count = 3
+            capacity = "4096 mb, 4 vcores"
+            [[apps]]
+            name = "job"
+            am = "unmanaged"
+            tasks = [ { count = 12, duration = "5m" } ]
+            [[events]]
+            at = "50s"
+            action = "lose-nodes"
+            nodes = ["node0001"]
+            "#,
+        );
+        let (fast, fast_nodes) = simulate_keeping_nodes(&sc, SimOptions::default());
+        let (slow, slow_nodes) = simulate_keeping_nodes(&sc, without_skipping());
+        // Node 1 beats at x.740: last heard at 49.740, lost a minute later.
+        expect_test::expect![[r#"
+            node0001 LOST at 109.740
+            node0002 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+            node0003 RUNNING <memory:4096, vCores:4> holding <memory:0, vCores:0>
+        "#]]
+        .assert_eq(&node_lines(&fast_nodes));
+        assert_eq!(node_lines(&fast_nodes), node_lines(&slow_nodes));
+        assert_eq!(timeline(&fast), timeline(&slow));
+        assert_eq!(fast.apps[0].lost, 4);
     }
 
     /// Draining takes the node out of scheduling at once but lets what runs

@@ -49,6 +49,10 @@ pub(crate) struct NodeSim {
     pub(crate) last_hb: Option<Time>,
     /// Its last heartbeat the core heard, for liveness.
     pub(crate) last_core_hb: Time,
+    /// Its last heartbeat before a `lose-nodes` event silences it: that one
+    /// reaches the core even if idle, since the RM's liveness expiry counts
+    /// from it.
+    pub(crate) final_beat: Option<Time>,
     /// What the core has allocated on it, mirrored from the core's events.
     pub(crate) allocated: Resource,
     pub(crate) capability: Resource,
@@ -66,6 +70,7 @@ impl NodeSim {
             next_hb: Time::MAX,
             last_hb: None,
             last_core_hb: Time::ZERO,
+            final_beat: None,
             allocated: Resource::ZERO,
             capability,
             draining: false,
