@@ -4,15 +4,22 @@
 //!
 //! Parsing the command line and printing are the binary's; these functions
 //! return the text (or the error), so they are tested against a live router.
+//! The one long-running command, `-refreshNodes -g -client`, hands its
+//! progress to a callback as it goes and stops waiting when told.
 
 use std::fmt::Write as _;
+use std::future::Future;
+use std::time::Duration;
 
 use http::Method;
 use serde::de::DeserializeOwned;
 
 use crate::client::{ClientError, RmClient, encode_query};
 use crate::dto::apps::{APP_STATES, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
-use crate::dto::cluster::{NodeDto, NodesDto, QueueDto, RefreshQueuesDto, SchedulerDto};
+use crate::dto::cluster::{
+    NodeDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest, RefreshQueuesDto,
+    SchedulerDto,
+};
 
 /// The path of an application typed on the command line, then `rest`. The
 /// id is percent-encoded as one path segment, so whatever was typed (a `/`,
@@ -462,6 +469,167 @@ pub async fn rmadmin_refresh_queues(client: &mut RmClient) -> Result<String, Cli
         let _ = writeln!(out, "warning: {w}");
     }
     Ok(out)
+}
+
+/// How `weft rmadmin -refreshNodes` treats the nodes the include and
+/// exclude files now disallow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefreshNodes {
+    /// Without `-g`: decommission them at once.
+    Forced,
+    /// `-g [timeout] -server` (or `-g` alone): the RM drains them and ends
+    /// each drain at its timeout: the exclude file's for the host, else
+    /// `timeout` (seconds, -1 for none), else the site's default.
+    Server {
+        /// The timeout typed after `-g`, if any.
+        timeout: Option<i64>,
+    },
+    /// `-g [timeout] -client`: the RM drains them with no timeout of its
+    /// own (the exclude file's per-host timeouts still hold); this command
+    /// waits for them, then decommissions at once whatever still drains
+    /// after `timeout` seconds (none or -1: it waits as long as it takes).
+    Client {
+        /// The timeout typed after `-g`, if any.
+        timeout: Option<i64>,
+    },
+}
+
+/// How a `-refreshNodes` ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefreshNodesOutcome {
+    /// The refresh is done (with `-client`: every node it drained has
+    /// left, or the rest were decommissioned at the timeout).
+    Done,
+    /// `-client` stopped waiting when told to; these nodes keep draining
+    /// on the RM.
+    Interrupted {
+        /// The nodes still draining.
+        draining: Vec<String>,
+    },
+}
+
+async fn post_refresh_nodes(
+    client: &mut RmClient,
+    body: Option<&RefreshNodesRequest>,
+) -> Result<RefreshNodesDto, ClientError> {
+    let v: serde_json::Value = client
+        .call(Method::POST, "/ws/v1/cluster/refresh-nodes", body)
+        .await?;
+    v.get("refreshNodes")
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| ClientError::Unexpected {
+            status: http::StatusCode::OK,
+            why: "the answer has no refreshNodes object".to_owned(),
+        })
+}
+
+/// One line per node a refresh changed, then the files' warnings.
+fn describe_refresh(r: &RefreshNodesDto) -> String {
+    let mut out = String::new();
+    if r.include_path.is_none() && r.exclude_path.is_none() {
+        out.push_str("no include or exclude file is configured (yarn.resourcemanager.nodes.include-path, yarn.resourcemanager.nodes.exclude-path): every node is allowed\n");
+    }
+    for c in &r.changes {
+        let timeout = match c.decommissioning_timeout {
+            Some(t) if t < 0 => ", no timeout".to_owned(),
+            Some(t) => format!(", timeout {t} s"),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}: {} -> {}{timeout} ({})",
+            c.node_id, c.previous_state, c.state, c.reason
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// `weft rmadmin -refreshNodes [-g [timeout] -client|-server]`: the RM
+/// rereads its include and exclude files and applies them. Each line of
+/// what happens goes to `say` as it happens; with `-client`, the nodes it
+/// drained are polled every `poll`, and `stop` resolving (Ctrl-C) ends
+/// the wait, leaving them draining.
+pub async fn rmadmin_refresh_nodes(
+    client: &mut RmClient,
+    how: RefreshNodes,
+    poll: Duration,
+    stop: impl Future<Output = ()>,
+    mut say: impl FnMut(String),
+) -> Result<RefreshNodesOutcome, ClientError> {
+    let body = match how {
+        RefreshNodes::Forced => None,
+        RefreshNodes::Server { timeout } => Some(RefreshNodesRequest {
+            graceful: true,
+            timeout_secs: timeout,
+        }),
+        // The RM keeps no timeout of its own: this command enforces it.
+        RefreshNodes::Client { .. } => Some(RefreshNodesRequest {
+            graceful: true,
+            timeout_secs: Some(-1),
+        }),
+    };
+    let r = post_refresh_nodes(client, body.as_ref()).await?;
+    say(describe_refresh(&r));
+    let RefreshNodes::Client { timeout } = how else {
+        return Ok(RefreshNodesOutcome::Done);
+    };
+    let mut draining: Vec<String> = r
+        .changes
+        .iter()
+        .filter(|c| c.state == "DECOMMISSIONING")
+        .map(|c| c.node_id.clone())
+        .collect();
+    let limit = timeout
+        .and_then(|t| u64::try_from(t).ok())
+        .map(Duration::from_secs);
+    let started = tokio::time::Instant::now();
+    tokio::pin!(stop);
+    while !draining.is_empty() {
+        let waited = started.elapsed();
+        if limit.is_some_and(|l| waited >= l) {
+            say(format!(
+                "graceful decommissioning not done in {} s; decommissioning {} at once\n",
+                waited.as_secs(),
+                draining.join(", ")
+            ));
+            let r = post_refresh_nodes(client, None).await?;
+            say(describe_refresh(&r));
+            return Ok(RefreshNodesOutcome::Done);
+        }
+        tokio::select! {
+            () = &mut stop => return Ok(RefreshNodesOutcome::Interrupted { draining }),
+            () = tokio::time::sleep(poll) => {}
+        }
+        let now: NodesDto = get_wrapped(
+            client,
+            "/ws/v1/cluster/nodes?states=DECOMMISSIONING",
+            "nodes",
+        )
+        .await?;
+        draining.retain(|id| now.node.iter().any(|n| &n.id == id));
+        let still: Vec<String> = now
+            .node
+            .iter()
+            .filter(|n| draining.contains(&n.id))
+            .map(|n| format!("{} ({} containers)", n.id, n.num_containers))
+            .collect();
+        if !still.is_empty() {
+            say(format!(
+                "[{:>4} s] still draining: {}\n",
+                started.elapsed().as_secs(),
+                still.join(", ")
+            ));
+        }
+    }
+    say(format!(
+        "graceful decommissioning done in {} s\n",
+        started.elapsed().as_secs()
+    ));
+    Ok(RefreshNodesOutcome::Done)
 }
 
 #[cfg(test)]

@@ -68,7 +68,7 @@ enum Command {
     Queue(QueueArgs),
     /// Nodes: -list, -status.
     Node(NodeArgs),
-    /// Administration: -refreshQueues.
+    /// Administration: -refreshQueues, -refreshNodes.
     Rmadmin(RmadminArgs),
     /// Drive a running RM with simulated NodeManagers and ApplicationMasters.
     Load(LoadArgs),
@@ -202,15 +202,48 @@ struct NodeArgs {
     status: Option<String>,
 }
 
+/// One command per call, as for `application`; `weft rmadmin` alone is a
+/// usage error (exit 2) like every other missing command.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("command").args(["refresh_queues", "refresh_nodes"]).required(true)))]
 struct RmadminArgs {
     #[command(flatten)]
     client: Client,
     /// Reload the allocation file now.
-    // Required, so `weft rmadmin` alone is a usage error (exit 2) like every
-    // other missing command, not a runtime failure.
-    #[arg(long = "refreshQueues", required = true)]
+    #[arg(long = "refreshQueues")]
     refresh_queues: bool,
+    /// Reread the include and exclude files (yarn.resourcemanager.nodes.*-path)
+    /// and decommission the nodes they disallow (at once, or with -g by draining).
+    #[arg(long = "refreshNodes")]
+    refresh_nodes: bool,
+    /// With -refreshNodes: drain the nodes rather than decommission them at
+    /// once, for at most TIMEOUT_SECS (-1: no limit; default: the exclude
+    /// file's per-host timeout, else the RM's
+    /// yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs).
+    #[arg(
+        short = 'g',
+        long = "graceful",
+        value_name = "TIMEOUT_SECS",
+        num_args = 0..=1,
+        allow_negative_numbers = true,
+        requires = "refresh_nodes",
+        // `requires` alone lets `-refreshQueues -g` through when -g has no value.
+        conflicts_with = "refresh_queues",
+        value_parser = clap::value_parser!(i64).range(-1..=i64::from(i32::MAX))
+    )]
+    graceful: Option<Option<i64>>,
+    /// With -g: this command waits for the drain and enforces the timeout
+    /// (the RM sets none), polling every second; Ctrl-C stops waiting and
+    /// leaves the nodes draining.
+    #[arg(
+        long = "client",
+        requires = "graceful",
+        conflicts_with = "server_tracking"
+    )]
+    client_tracking: bool,
+    /// With -g (the default): the RM enforces the timeout; the command returns at once.
+    #[arg(long = "server", requires = "graceful")]
+    server_tracking: bool,
 }
 
 #[derive(Args, Debug)]
@@ -403,14 +436,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Node(a) => node(a).await,
-        Command::Rmadmin(a) => {
-            if !a.refresh_queues {
-                anyhow::bail!("nothing to do: the only admin command is -refreshQueues");
-            }
-            let mut c = a.client.connect()?;
-            print(cli::rmadmin_refresh_queues(&mut c).await?);
-            Ok(())
-        }
+        Command::Rmadmin(a) => rmadmin(a).await,
         Command::Load(a) => load(a).await,
         // Handled in `main`, before any runtime starts.
         Command::Sim(a) => weft_sim::cli::run(a),
@@ -532,6 +558,37 @@ async fn node(a: NodeArgs) -> anyhow::Result<()> {
         anyhow::bail!("nothing to do: use -list or -status <nodeId>");
     };
     print(out);
+    Ok(())
+}
+
+async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
+    let mut c = a.client.connect()?;
+    if a.refresh_queues {
+        print(cli::rmadmin_refresh_queues(&mut c).await?);
+        return Ok(());
+    }
+    if !a.refresh_nodes {
+        anyhow::bail!("nothing to do: use -refreshQueues or -refreshNodes");
+    }
+    let how = match a.graceful {
+        None => cli::RefreshNodes::Forced,
+        Some(timeout) if a.client_tracking => cli::RefreshNodes::Client { timeout },
+        Some(timeout) => cli::RefreshNodes::Server { timeout },
+    };
+    let outcome = cli::rmadmin_refresh_nodes(
+        &mut c,
+        how,
+        Duration::from_secs(1),
+        shutdown_signal(),
+        print,
+    )
+    .await?;
+    if let cli::RefreshNodesOutcome::Interrupted { draining } = outcome {
+        anyhow::bail!(
+            "stopped waiting; still draining on the resource manager, with no timeout unless their exclude entries give one: {} (decommission them at once with weft rmadmin -refreshNodes)",
+            draining.join(", ")
+        );
+    }
     Ok(())
 }
 
@@ -714,6 +771,25 @@ mod tests {
             ("weft application", MissingRequiredArgument),
             ("weft node", MissingRequiredArgument),
             ("weft rmadmin", MissingRequiredArgument),
+            (
+                "weft rmadmin -refreshQueues -refreshNodes",
+                ArgumentConflict,
+            ),
+            ("weft rmadmin -refreshQueues -g", ArgumentConflict),
+            ("weft rmadmin -refreshQueues -g 5", ArgumentConflict),
+            ("weft rmadmin -g 60", MissingRequiredArgument),
+            (
+                "weft rmadmin -refreshNodes -client",
+                MissingRequiredArgument,
+            ),
+            (
+                "weft rmadmin -refreshNodes -server",
+                MissingRequiredArgument,
+            ),
+            (
+                "weft rmadmin -refreshNodes -g -client -server",
+                ArgumentConflict,
+            ),
         ];
         for (line, kind) in refused {
             let e = Weft::try_parse_from(args(line))
@@ -730,10 +806,60 @@ mod tests {
             "weft node -list -states RUNNING,LOST",
             "weft node -list -all",
             "weft node -status n1:8041",
+            "weft node -list -states DECOMMISSIONING",
+            "weft rmadmin -refreshQueues",
+            "weft rmadmin -refreshNodes",
+            "weft rmadmin -refreshNodes -g",
+            "weft rmadmin -refreshNodes -g 60 -client",
+            "weft rmadmin -refreshNodes -g -1 -server",
+            "weft rmadmin -refreshNodes -g -client",
         ] {
             if let Err(e) = Weft::try_parse_from(args(line)) {
                 panic!("{line} is refused: {e}");
             }
+        }
+    }
+
+    #[test]
+    fn refresh_nodes_reads_yarns_graceful_flags() {
+        let parse = |line: &str| {
+            let parsed = Weft::try_parse_from(args(line)).unwrap();
+            let Command::Rmadmin(a) = parsed.command else {
+                panic!("parsed as {:?}", parsed.command)
+            };
+            (
+                a.refresh_nodes,
+                a.graceful,
+                a.client_tracking,
+                a.server_tracking,
+            )
+        };
+        assert_eq!(
+            parse("weft rmadmin -refreshNodes"),
+            (true, None, false, false)
+        );
+        assert_eq!(
+            parse("weft rmadmin -refreshNodes -g"),
+            (true, Some(None), false, false)
+        );
+        assert_eq!(
+            parse("weft rmadmin -refreshNodes -g 60 -client"),
+            (true, Some(Some(60)), true, false)
+        );
+        assert_eq!(
+            parse("weft rmadmin -refreshNodes -g -1 -server"),
+            (true, Some(Some(-1)), false, true)
+        );
+        assert_eq!(
+            parse("weft rmadmin -refreshNodes --graceful 5"),
+            (true, Some(Some(5)), false, false)
+        );
+        // As Hadoop's: a timeout is a whole number of seconds from -1.
+        for bad in ["-2", "soon", "2147483648"] {
+            let e = Weft::try_parse_from(args(&format!("weft rmadmin -refreshNodes -g {bad}")))
+                .err()
+                .unwrap_or_else(|| panic!("-g {bad} is accepted"));
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{e}");
         }
     }
 
