@@ -52,7 +52,12 @@ fn every_example_loads() {
     names.sort();
     assert_eq!(
         names,
-        ["sls-replay.toml", "swim-day.toml", "two-teams.toml"]
+        [
+            "rolling-drain.toml",
+            "sls-replay.toml",
+            "swim-day.toml",
+            "two-teams.toml"
+        ]
     );
     for name in &names {
         let s = load(name);
@@ -80,6 +85,14 @@ fn the_small_examples_run_to_completion() {
     );
     let science = teams.queue("root.science").unwrap();
     assert!(science.usage.iter().any(|u| u.memory_mb() > 0));
+    // The drained rack's timeout cost tasks, which ran again elsewhere.
+    let drain = simulate(&load("rolling-drain.toml"), options).unwrap();
+    assert!(drain.stalled.is_none());
+    assert!(drain.apps.iter().all(|a| a.outcome.name() == "finished"));
+    assert!(
+        drain.apps.iter().any(|a| a.lost > 0),
+        "the drain's timeout cost tasks"
+    );
 }
 
 #[test]
