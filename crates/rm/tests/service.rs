@@ -1,6 +1,6 @@
 //! The service from the outside, through its public API only: end to end
 //! over TCP on `127.0.0.1:0` with the crate's own client, the YARN-style CLI
-//! commands, live reload of the allocation file (a good file, then a bad
+//! commands (`rmadmin -refreshNodes` with its waiting included), live reload of the allocation file (a good file, then a bad
 //! one), the Prometheus text checked by the real `promtool`, and a short run
 //! of the load generator. Time is tokio's paused clock: nothing sleeps on the
 //! wall clock.
@@ -404,6 +404,144 @@ async fn yarn_style_commands() {
         "{refresh:?}"
     );
     server.shutdown().await;
+}
+
+/// `weft rmadmin -refreshNodes` in its three ways, over TCP: `-g -server`
+/// leaves the drain to the RM; `-g -client` waits, then decommissions the
+/// rest at its timeout, or sees the drain end, or stops waiting when told;
+/// and `weft node -list -states DECOMMISSIONING` lists the draining nodes.
+#[tokio::test(start_paused = true)]
+async fn rmadmin_refresh_nodes_drains_and_waits() {
+    let dir = temp_dir("refresh-nodes");
+    let exclude = dir.join("nodes.exclude");
+    std::fs::write(&exclude, "").unwrap();
+    let server = serve(
+        RmConfig::from_texts(
+            &site(&[(
+                "yarn.resourcemanager.nodes.exclude-path",
+                &exclude.display().to_string(),
+            )]),
+            ALLOC,
+        )
+        .unwrap(),
+    )
+    .await;
+    let hide = |text: &str| text.replace(&dir.display().to_string(), "<dir>");
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    let mut admin = server.client("yarn");
+    let mut ids = [0u64; 3];
+    for (i, n) in ["n1:8041", "n2:8041", "n3:8041"].iter().enumerate() {
+        register(&mut nm, n).await;
+        // One app's AM container on each node.
+        submit(&mut alice, "a").await;
+        heartbeat(&mut nm, n, &mut ids[i]).await;
+    }
+    type Stop = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+    let refresh = |how, stop: Stop| {
+        let mut out = String::new();
+        let mut admin = server.client("yarn");
+        async move {
+            let outcome =
+                cli::rmadmin_refresh_nodes(&mut admin, how, Duration::from_secs(1), stop, |line| {
+                    out.push_str(&line)
+                })
+                .await
+                .unwrap();
+            (outcome, out)
+        }
+    };
+
+    // -server: the RM drains n1 with the timeout typed.
+    std::fs::write(&exclude, "n1\n").unwrap();
+    let (outcome, out) = refresh(
+        cli::RefreshNodes::Server { timeout: Some(30) },
+        Box::pin(std::future::pending()),
+    )
+    .await;
+    assert_eq!(outcome, cli::RefreshNodesOutcome::Done);
+    expect![[r#"
+        n1:8041: RUNNING -> DECOMMISSIONING, timeout 30 s (n1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
+    "#]]
+    .assert_eq(&hide(&out));
+    let draining = cli::node_list(&mut admin, &["DECOMMISSIONING".to_owned()], false)
+        .await
+        .unwrap();
+    expect![[r#"
+        Total Nodes:1
+                 Node-Id	     Node-State	Node-Http-Address	Number-of-Running-Containers
+                 n1:8041	DECOMMISSIONING	          n1:8042	                           1
+    "#]]
+    .assert_eq(&draining);
+
+    // -client with a timeout: the RM's own timeout goes, the command waits,
+    // and at 3 s decommissions n1 at once.
+    let (outcome, out) = refresh(
+        cli::RefreshNodes::Client { timeout: Some(3) },
+        Box::pin(std::future::pending()),
+    )
+    .await;
+    assert_eq!(outcome, cli::RefreshNodesOutcome::Done);
+    expect![[r#"
+        n1:8041: DECOMMISSIONING -> DECOMMISSIONING, no timeout (n1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
+        [   1 s] still draining: n1:8041 (1 containers)
+        [   2 s] still draining: n1:8041 (1 containers)
+        [   3 s] still draining: n1:8041 (1 containers)
+        graceful decommissioning not done in 3 s; decommissioning n1:8041 at once
+        n1:8041: DECOMMISSIONING -> DECOMMISSIONED (n1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
+    "#]]
+    .assert_eq(&hide(&out));
+
+    // -client without a timeout: it waits until n2's drain ends (its app is
+    // killed meanwhile).
+    std::fs::write(&exclude, "n1\nn2\n").unwrap();
+    let n2_app = "application_1700000000000_0002";
+    let kill_later = async {
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        cli::application_kill(&mut alice, &[n2_app.to_owned()])
+            .await
+            .unwrap();
+    };
+    let ((outcome, out), ()) = tokio::join!(
+        refresh(
+            cli::RefreshNodes::Client { timeout: None },
+            Box::pin(std::future::pending())
+        ),
+        kill_later
+    );
+    assert_eq!(outcome, cli::RefreshNodesOutcome::Done);
+    expect![[r#"
+        n2:8041: RUNNING -> DECOMMISSIONING, no timeout (n2 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
+        [   1 s] still draining: n2:8041 (1 containers)
+        [   2 s] still draining: n2:8041 (1 containers)
+        graceful decommissioning done in 3 s
+    "#]]
+    .assert_eq(&hide(&out));
+
+    // Told to stop waiting, it says which nodes keep draining.
+    std::fs::write(&exclude, "n1\nn2\nn3\n").unwrap();
+    let (outcome, _) = refresh(
+        cli::RefreshNodes::Client { timeout: Some(-1) },
+        Box::pin(tokio::time::sleep(Duration::from_millis(1500))),
+    )
+    .await;
+    assert_eq!(
+        outcome,
+        cli::RefreshNodesOutcome::Interrupted {
+            draining: vec!["n3:8041".to_owned()]
+        }
+    );
+    let n3: Value = admin.get("/ws/v1/cluster/nodes/n3:8041").await.unwrap();
+    assert_eq!(n3["node"]["state"], "DECOMMISSIONING");
+
+    // Forced, the last one goes at once.
+    let (_, out) = refresh(cli::RefreshNodes::Forced, Box::pin(std::future::pending())).await;
+    assert!(
+        out.starts_with("n3:8041: DECOMMISSIONING -> DECOMMISSIONED"),
+        "{out}"
+    );
+    server.shutdown().await;
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn temp_dir(name: &str) -> PathBuf {
