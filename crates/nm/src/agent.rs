@@ -4,6 +4,12 @@
 //! the HTTP API's requests all come to it as messages, so the container
 //! table has one owner and no lock.
 //!
+//! The agent also ends on the RM's word: a registration refused with 403
+//! (the RM's include or exclude list keeps the node out) or a heartbeat
+//! answered `SHUTDOWN` (the node was decommissioned) stops every container
+//! and ends the agent, which says why (`NodeManager::ended`); retrying
+//! would only be refused again.
+//!
 //! Launch flow (docs/api.md, "Launching containers"): the RM lists every
 //! container it allocates on this node in the heartbeat answer; an AM
 //! container is launched at once from the launch context the RM hands
@@ -33,9 +39,9 @@ use weft_model::{AppId, ContainerId, NodeId, Resource};
 use weft_rm::client::{ClientError, RmClient};
 use weft_rm::dto::ResourceDto;
 use weft_rm::dto::nm::{
-    ContainerStatusDto, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRegisterRequest,
-    NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse, RunningContainerDto,
-    StopReasonDto,
+    ContainerStatusDto, NodeAction, NodeHeartbeatRequest, NodeHeartbeatResponse,
+    NodeRegisterRequest, NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse,
+    RunningContainerDto, StopReasonDto,
 };
 use weft_rm::token::ContainerToken;
 
@@ -114,6 +120,17 @@ pub enum StartContainerError {
     Stopping,
 }
 
+/// Why an agent ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentEnd {
+    /// It was stopped (`NodeManager::stop`), or killed.
+    Stopped,
+    /// The RM refused its registration (403): its words.
+    Refused(String),
+    /// The RM told it to shut down (it was decommissioned): its words.
+    ShutDown(String),
+}
+
 /// A running node agent: the agent task and its HTTP API.
 #[derive(Debug)]
 pub struct NodeManager {
@@ -121,6 +138,8 @@ pub struct NodeManager {
     http_address: String,
     handle: AgentHandle,
     stop: watch::Sender<bool>,
+    /// Set once when the agent ends, with why.
+    ended: watch::Receiver<Option<AgentEnd>>,
     agent: JoinHandle<()>,
     server: JoinHandle<()>,
 }
@@ -238,6 +257,7 @@ impl NodeManager {
         let (tx, commands) = mpsc::channel(256);
         let (exits_tx, exits) = mpsc::unbounded_channel();
         let (stop, stop_rx) = watch::channel(false);
+        let (ended_tx, ended) = watch::channel(None);
         let handle = AgentHandle { tx: tx.clone() };
         let api = crate::http::router(crate::http::NodeApi {
             handle: handle.clone(),
@@ -261,6 +281,8 @@ impl NodeManager {
             cgroups,
             exits_tx,
             commands_tx: tx,
+            end: None,
+            ended: ended_tx,
             config,
             started_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -268,9 +290,14 @@ impl NodeManager {
         };
         let agent_task = tokio::spawn(agent.run(commands, exits, stop_rx.clone()));
         let mut server_stop = stop_rx;
+        let mut agent_ended = ended.clone();
         let server = tokio::spawn(async move {
+            // The API closes with the agent, stopped or ended on its own.
             let serve = axum::serve(listener, api).with_graceful_shutdown(async move {
-                let _ = server_stop.wait_for(|s| *s).await;
+                tokio::select! {
+                    _ = server_stop.wait_for(|s| *s) => {}
+                    _ = agent_ended.wait_for(Option::is_some) => {}
+                }
             });
             if let Err(e) = serve.await {
                 tracing::error!(error = %e, "the node's HTTP API stopped");
@@ -281,6 +308,7 @@ impl NodeManager {
             http_address,
             handle,
             stop,
+            ended,
             agent: agent_task,
             server,
         })
@@ -301,8 +329,23 @@ impl NodeManager {
         &self.handle
     }
 
+    /// Resolves when the agent ends, with why: on its own when the RM
+    /// refuses or decommissions the node, else once it is stopped (or
+    /// killed). Independent of `self`, so it can be awaited elsewhere.
+    pub fn ended(&self) -> impl std::future::Future<Output = AgentEnd> + Send + 'static {
+        let mut ended = self.ended.clone();
+        async move {
+            match ended.wait_for(Option::is_some).await {
+                Ok(end) => end.clone().unwrap_or(AgentEnd::Stopped),
+                // The agent went without a word: killed, or dropped.
+                Err(_) => AgentEnd::Stopped,
+            }
+        }
+    }
+
     /// Stops gracefully: containers are stopped (SIGTERM, then SIGKILL after
-    /// the grace period), the node unregisters, the HTTP API closes.
+    /// the grace period), the node unregisters, the HTTP API closes. An
+    /// agent that already ended on its own only closes.
     pub async fn stop(self) {
         let _ = self.stop.send(true);
         let _ = self.agent.await;
@@ -399,6 +442,10 @@ struct Agent {
     exits_tx: mpsc::UnboundedSender<Exit>,
     /// For the agent's own timers (escalating a stop).
     commands_tx: mpsc::Sender<Command>,
+    /// Set when the RM refuses or decommissions the node: the agent ends.
+    end: Option<AgentEnd>,
+    /// Where the agent says why it ended.
+    ended: watch::Sender<Option<AgentEnd>>,
     /// When the agent started, in milliseconds since the epoch (Hadoop's `nmStartupTime`).
     started_ms: u64,
 }
@@ -426,12 +473,18 @@ impl Agent {
                 Some(exit) = exits.recv() => self.exited(exit),
                 () = tokio::time::sleep_until(next_call) => {
                     let wait = self.talk_to_rm().await;
+                    if self.end.is_some() {
+                        break;
+                    }
                     next_call = Instant::now() + wait;
                 }
                 _ = monitor.tick() => self.monitor(),
             }
         }
+        let end = self.end.take().unwrap_or(AgentEnd::Stopped);
+        let ended = self.ended.clone();
         self.shutdown(&mut exits).await;
+        let _ = ended.send(Some(end));
     }
 
     fn command(&mut self, cmd: Command) {
@@ -561,6 +614,15 @@ impl Agent {
                     // Heartbeat at once: the first one may already bring containers.
                     Duration::ZERO
                 }
+                // The RM keeps this node out: asking again would only be
+                // refused again.
+                Err(ClientError::Remote { status, exception })
+                    if status == http::StatusCode::FORBIDDEN =>
+                {
+                    tracing::error!(node = %self.node, rm = %self.config.rm, reason = %exception.message, "the resource manager refused this node; stopping");
+                    self.end = Some(AgentEnd::Refused(exception.message));
+                    Duration::ZERO
+                }
                 Err(e) => {
                     self.failed("registration", &e);
                     (self.session.interval * self.session.failures.min(5)).min(MAX_RETRY)
@@ -593,6 +655,17 @@ impl Agent {
                     }
                 }
                 self.session.response_id = answer.response_id;
+                if answer.node_action == NodeAction::Shutdown {
+                    let why = answer
+                        .diagnostics_message
+                        .unwrap_or_else(|| "no reason given".to_owned());
+                    tracing::warn!(node = %self.node, reason = %why, "the resource manager told this node to shut down; stopping every container");
+                    // A decommissioned node is no longer registered: there
+                    // is nothing to unregister.
+                    self.session.registered = false;
+                    self.end = Some(AgentEnd::ShutDown(why));
+                    return Duration::ZERO;
+                }
                 if answer.next_heartbeat_interval_ms > 0 {
                     self.session.interval =
                         Duration::from_millis(answer.next_heartbeat_interval_ms);

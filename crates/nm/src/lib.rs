@@ -28,5 +28,5 @@ pub mod http;
 pub mod launch;
 pub mod memory;
 
-pub use agent::{AgentHandle, NmStartError, NodeManager, StartContainerError};
+pub use agent::{AgentEnd, AgentHandle, NmStartError, NodeManager, StartContainerError};
 pub use config::{MemoryEnforcement, NmConfig};
