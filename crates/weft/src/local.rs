@@ -6,6 +6,11 @@
 //!
 //! The RM is `weft_rm::Service`, the nodes `weft_nm::NodeManager`, the demo
 //! apps `weft_nm::distributed_shell`; this module wires and prints.
+//!
+//! A node agent that ends on its own (the RM refused or decommissioned it,
+//! `weft rmadmin -refreshNodes` with a `--conf` naming hosts files) is
+//! reported, and the cluster runs on without it; one that ends before the
+//! cluster is up stops the start with its reason.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -16,7 +21,7 @@ use clap::Args;
 use tokio::sync::{mpsc, watch};
 use weft_model::Resource;
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
-use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
+use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
 use weft_rm::{Clock, RmConfig, Service};
@@ -101,6 +106,18 @@ pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
             }
         }
     }
+    // Each node that ends on its own is reported with why.
+    let (ends_tx, ends) = mpsc::unbounded_channel::<(String, AgentEnd)>();
+    for n in &nodes {
+        let (id, ended, tx) = (n.node_id().to_string(), n.ended(), ends_tx.clone());
+        tokio::spawn(async move {
+            let end = ended.await;
+            if end != AgentEnd::Stopped {
+                let _ = tx.send((id, end));
+            }
+        });
+    }
+    drop(ends_tx);
     if outcome.is_ok() {
         print(format!(
             "Weft local cluster: resource manager at {rm_url} ({source}), {} node(s) of {} MB and {} vcores; containers run under {}\n",
@@ -109,7 +126,7 @@ pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
             a.vcores,
             work.display()
         ));
-        outcome = session(&a, &rm_url, &nodes, stop.clone(), started).await;
+        outcome = session(&a, &rm_url, &nodes, stop.clone(), started, ends).await;
     }
     // Whatever happened, the nodes stop their containers before leaving.
     print("stopping the nodes and the resource manager\n".to_owned());
@@ -140,18 +157,30 @@ async fn start_node(
 }
 
 /// The cluster's life once it is up: the nodes registered, the demo, then
-/// waiting for Ctrl-C.
+/// waiting for Ctrl-C; nodes that end on their own (`ends`) are reported.
 async fn session(
     a: &LocalArgs,
     rm_url: &str,
     nodes: &[NodeManager],
     mut stop: watch::Receiver<bool>,
     started: Instant,
+    mut ends: mpsc::UnboundedReceiver<(String, AgentEnd)>,
 ) -> anyhow::Result<()> {
     tokio::select! {
         res = wait_for_nodes(rm_url, nodes.len()) => res?,
+        Some((id, end)) = ends.recv() => {
+            anyhow::bail!("node {id} stopped before the cluster was up: {}", why_ended(&end));
+        }
         _ = stop.wait_for(|s| *s) => return Ok(()),
     }
+    tokio::spawn(async move {
+        while let Some((id, end)) = ends.recv().await {
+            print(format!(
+                "node {id} stopped: {}; the cluster runs on without it\n",
+                why_ended(&end)
+            ));
+        }
+    });
     for n in nodes {
         print(format!(
             "  node {} at http://{}\n",
@@ -181,6 +210,14 @@ async fn session(
     ));
     let _ = stop.wait_for(|s| *s).await;
     Ok(())
+}
+
+fn why_ended(end: &AgentEnd) -> String {
+    match end {
+        AgentEnd::Stopped => "it was stopped".to_owned(),
+        AgentEnd::Refused(why) => format!("the resource manager refused it ({why})"),
+        AgentEnd::ShutDown(why) => format!("the resource manager decommissioned it ({why})"),
+    }
 }
 
 async fn wait_for_nodes(rm_url: &str, n: usize) -> anyhow::Result<()> {

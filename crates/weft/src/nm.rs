@@ -1,5 +1,6 @@
 //! `weft nm`: runs a node agent until SIGTERM or Ctrl-C, then stops its
-//! containers and unregisters.
+//! containers and unregisters; or until the RM refuses the node (exit 1,
+//! with the RM's words) or decommissions it (a clean exit: its work is done).
 //!
 //! The agent is `weft_nm::NodeManager`; this module turns flags into its
 //! settings.
@@ -11,7 +12,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use weft_model::Resource;
-use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
+use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
 
 /// The longest interval a flag takes: an hour, far past any sensible grace
 /// or sampling period, and far from overflowing a clock reading.
@@ -97,9 +98,21 @@ pub(crate) async fn run(a: NmArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {listen}"))?;
     let nm = NodeManager::start(config, listener).await?;
     tracing::info!(node = %nm.node_id(), http = nm.http_address(), rm = %rm, work_dir = %work_dir.display(), "node manager running");
-    crate::shutdown_signal().await;
+    let end = tokio::select! {
+        () = crate::shutdown_signal() => AgentEnd::Stopped,
+        end = nm.ended() => end,
+    };
     nm.stop().await;
-    tracing::info!("node manager stopped");
+    match end {
+        AgentEnd::Stopped => tracing::info!("node manager stopped"),
+        // Decommissioned: the operator wanted it gone, so this is no failure.
+        AgentEnd::ShutDown(why) => {
+            tracing::info!(reason = %why, "node manager stopped at the resource manager's request");
+        }
+        AgentEnd::Refused(why) => {
+            anyhow::bail!("the resource manager at {rm} refused this node: {why}")
+        }
+    }
     Ok(())
 }
 
