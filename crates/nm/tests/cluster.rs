@@ -12,7 +12,10 @@
 //! stops it when the app is killed; a node starts a container only for a
 //! caller with the container's token from the AM's allocate answer, once; after an RM restart with its state
 //! store, the node re-registers with its running containers, they keep
-//! running, and the app finishes; and the node's API answers in Hadoop's
+//! running, and the app finishes; a node drained by `refresh-nodes` keeps
+//! its container running until it ends, takes no new one, and its agent
+//! stops once it is decommissioned, while one the RM refuses stops at once;
+//! and the node's API answers in Hadoop's
 //! shapes (names, `exitCode` always a number, `{"containers":{}}`) and
 //! refuses bodies that are not JSON.
 //!
@@ -33,7 +36,7 @@ use tokio::task::JoinHandle;
 use weft_model::{ContainerId, Resource};
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent, ShellOutcome};
 use weft_nm::launch::is_alive;
-use weft_nm::{MemoryEnforcement, NmConfig, NodeManager};
+use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
 use weft_rm::{Clock, RmConfig, Service};
@@ -957,6 +960,133 @@ impl RunningShell {
 }
 
 /// The raw body of `GET path` on a node, and its status.
+/// A node drained gracefully (`refresh-nodes` with `graceful`) keeps
+/// running its container until it ends and takes no new one; once its
+/// container and its app are done it is decommissioned, told to shut down
+/// at its next heartbeat, and its agent stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drained_node_keeps_its_container_takes_no_new_one_then_its_agent_stops() {
+    let dir = test_dir("drain");
+    let exclude = dir.join("nodes.exclude");
+    std::fs::write(&exclude, "").unwrap();
+    let rm = Rm::start(
+        &site(&[(
+            "yarn.resourcemanager.nodes.exclude-path",
+            &exclude.display().to_string(),
+        )]),
+        "127.0.0.1:0",
+    )
+    .await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let drained = n1.node_id().to_string();
+    // a's one container runs on n1, the only node.
+    let mut a = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
+    wait_until("a's container to run", || async { ran(&dir).len() == 1 }).await;
+    let first = ran(&dir)[0].clone();
+    let pid = pid_of(&dir, &first);
+    let n2 = start_nm(&rm, &dir, "n2", 512).await;
+    wait_until("n2 to register", || async {
+        let nodes = rm.get("/ws/v1/cluster/nodes?states=RUNNING").await;
+        nodes["nodes"]["node"].as_array().map_or(0, Vec::len) == 2
+    })
+    .await;
+
+    std::fs::write(&exclude, format!("{drained}\n")).unwrap();
+    let refreshed: Value = rm
+        .client()
+        .call(
+            Method::POST,
+            "/ws/v1/cluster/refresh-nodes",
+            Some(&json!({"graceful": true})),
+        )
+        .await
+        .unwrap();
+    let change = &refreshed["refreshNodes"]["changes"][0];
+    assert_eq!(
+        (change["nodeId"].as_str(), change["state"].as_str()),
+        (Some(drained.as_str()), Some("DECOMMISSIONING")),
+        "{refreshed}"
+    );
+
+    // b's container goes to n2, though n1 has room for it.
+    let mut b = spawn_shell(shell(&rm, &dir, "b", 1, 128, GATED));
+    let ShellEvent::Launched { node, .. } = b
+        .wait_for("b's container launched", |e| {
+            matches!(e, ShellEvent::Launched { .. })
+        })
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(node, n2.http_address());
+    wait_until("b's container to run", || async { ran(&dir).len() == 2 }).await;
+    // n1 still runs a's container, and only that.
+    assert!(
+        is_alive(pid),
+        "a's container on the draining node was stopped"
+    );
+    let on_n1 = rm.get(&format!("/ws/v1/cluster/nodes/{drained}")).await;
+    assert_eq!(on_n1["node"]["state"], "DECOMMISSIONING");
+    assert_eq!(on_n1["node"]["numContainers"], 1);
+    assert_eq!(n1.handle().containers().await.len(), 1);
+
+    // The containers end, a finishes: n1 has drained, and its agent stops.
+    release(&dir);
+    let (a, _) = a.outcome().await;
+    assert_eq!(
+        (a.final_status.as_str(), a.succeeded),
+        ("SUCCEEDED", 1),
+        "{a:?}"
+    );
+    let end = tokio::time::timeout(PATIENCE, n1.ended())
+        .await
+        .expect("the drained node's agent did not stop");
+    let AgentEnd::ShutDown(why) = end else {
+        panic!("the agent ended otherwise: {end:?}")
+    };
+    assert!(why.contains("decommissioned gracefully"), "{why}");
+    let gone = rm.get(&format!("/ws/v1/cluster/nodes/{drained}")).await;
+    assert_eq!(gone["node"]["state"], "DECOMMISSIONED");
+    let (b, _) = b.outcome().await;
+    assert_eq!(b.final_status, "SUCCEEDED", "{b:?}");
+    n1.stop().await;
+    n2.stop().await;
+    rm.shutdown().await;
+}
+
+/// A node the RM's include list leaves out is refused at registration;
+/// its agent stops at once with the RM's words rather than asking again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_the_rm_refuses_stops_with_the_rms_words() {
+    let dir = test_dir("refused");
+    let include = dir.join("nodes.include");
+    std::fs::write(&include, "elsewhere\n").unwrap();
+    let rm = Rm::start(
+        &site(&[(
+            "yarn.resourcemanager.nodes.include-path",
+            &include.display().to_string(),
+        )]),
+        "127.0.0.1:0",
+    )
+    .await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let id = n1.node_id().to_string();
+    let end = tokio::time::timeout(PATIENCE, n1.ended())
+        .await
+        .expect("the refused node's agent did not stop");
+    let AgentEnd::Refused(why) = end else {
+        panic!("the agent ended otherwise: {end:?}")
+    };
+    assert!(
+        why.starts_with(&format!("node {id} may not join the cluster: neither localhost nor {id} is listed in the include file")),
+        "{why}"
+    );
+    let nodes = rm.get("/ws/v1/cluster/nodes").await;
+    assert_eq!(nodes["nodes"].get("node"), None, "{nodes}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
 async fn node_get(node: &mut RmClient, path: &str) -> (u16, String) {
     let a = node.request(Method::GET, path, None).await.unwrap();
     (
