@@ -980,7 +980,7 @@ async fn a_drained_node_keeps_its_container_takes_no_new_one_then_its_agent_stop
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
     let drained = n1.node_id().to_string();
     // a's one container runs on n1, the only node.
-    let mut a = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
+    let a = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
     wait_until("a's container to run", || async { ran(&dir).len() == 1 }).await;
     let first = ran(&dir)[0].clone();
     let pid = pid_of(&dir, &first);
