@@ -125,7 +125,8 @@ pub mod names {
     pub const SNAPSHOT_AGE: &str = "weft_scheduler_snapshot_age_seconds";
     /// Gauge: commands waiting for the scheduler, at the scrape.
     pub const QUEUED_COMMANDS: &str = "weft_scheduler_queued_commands";
-    /// Gauge: the longest time since a running node's last heartbeat, at the scrape.
+    /// Gauge: the longest time since a registered (running or draining)
+    /// node's last heartbeat, at the scrape.
     pub const HEARTBEAT_MAX_AGE: &str = "weft_cluster_node_heartbeat_max_age_seconds";
     /// Counter: allocation-file loads (label `outcome`: `success` or `failure`).
     pub const RELOADS: &str = "weft_alloc_file_reloads_total";
@@ -294,12 +295,12 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
     (
         names::CLUSTER_CAPACITY_MEMORY,
         Some(Unit::Bytes),
-        "Memory of the running nodes.",
+        "Memory of the nodes in service (a draining node counts what its containers hold).",
     ),
     (
         names::CLUSTER_CAPACITY_VCORES,
         Some(Unit::Count),
-        "Virtual cores of the running nodes.",
+        "Virtual cores of the nodes in service (a draining node counts what its containers hold).",
     ),
     (
         names::CLUSTER_AVAILABLE_MEMORY,
@@ -364,7 +365,7 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
     (
         names::HEARTBEAT_MAX_AGE,
         Some(Unit::Seconds),
-        "The longest time since a running node's last heartbeat, measured at the scrape; 0 with no running node.",
+        "The longest time since a registered (running or draining) node's last heartbeat, measured at the scrape; 0 with none.",
     ),
     (
         names::RELOADS,
@@ -455,7 +456,8 @@ impl Metrics {
         let oldest = view
             .nodes
             .iter()
-            .filter(|n| n.state == NodeState::Running)
+            // Draining nodes heartbeat too, and are lost alike when they stop.
+            .filter(|n| matches!(n.state, NodeState::Running | NodeState::Decommissioning))
             .map(|n| now.since(n.last_heartbeat))
             .max()
             .unwrap_or(weft_model::Duration::ZERO);
