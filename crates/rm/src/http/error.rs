@@ -176,8 +176,9 @@ impl From<NodeError> for ApiError {
     fn from(e: NodeError) -> ApiError {
         match e {
             NodeError::NotRegistered(_) => ApiError::NotFound(e.to_string()),
-            // Heartbeats of a decommissioned node are answered SHUTDOWN by
-            // the actor; any other call from it is refused.
+            // Only a heartbeat meets this, and the actor answers it with
+            // SHUTDOWN instead; should another call ever meet it, it is a
+            // refusal, not a missing node.
             NodeError::Decommissioned(_) => ApiError::Forbidden(e.to_string()),
             NodeError::BadCapability { .. } => ApiError::BadRequest(e.to_string()),
         }
