@@ -176,7 +176,7 @@ async fn session(
     tokio::spawn(async move {
         while let Some((id, end)) = ends.recv().await {
             print(format!(
-                "node {id} stopped: {}; the cluster runs on without it\n",
+                "node {id} stopped, and the cluster runs on without it: {}\n",
                 why_ended(&end)
             ));
         }
@@ -212,11 +212,12 @@ async fn session(
     Ok(())
 }
 
+/// Why a node ended, in the RM's words when it had any.
 fn why_ended(end: &AgentEnd) -> String {
     match end {
         AgentEnd::Stopped => "it was stopped".to_owned(),
-        AgentEnd::Refused(why) => format!("the resource manager refused it ({why})"),
-        AgentEnd::ShutDown(why) => format!("the resource manager decommissioned it ({why})"),
+        AgentEnd::Refused(why) => format!("registration refused: {why}"),
+        AgentEnd::ShutDown(why) => why.clone(),
     }
 }
 
