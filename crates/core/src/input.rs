@@ -101,8 +101,9 @@ pub struct Drain {
     pub timeout: Option<Duration>,
     /// Also wait until the apps that held containers on the node when it
     /// started draining have finished, so outputs they left there (a map's
-    /// shuffle data) stay readable: Hadoop's
-    /// `yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications`.
+    /// shuffle data) stay readable. Apache Hadoop always waits; the service
+    /// reads this from `yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications`,
+    /// the name Amazon EMR's Hadoop gives the same switch.
     pub wait_for_apps: bool,
 }
 

@@ -97,7 +97,7 @@ struct RmArgs {
 
 #[derive(Args, Debug)]
 struct Client {
-    /// The ResourceManager's address: [http://]host[:port], port 8088 when none is given.
+    /// The ResourceManager's address: host, host:port or http://host:port (port 8088 when none is given).
     #[arg(long = "rm", global = true, default_value = "http://127.0.0.1:8088", value_parser = rm_address)]
     rm: String,
     /// The user to act as (Hadoop's user.name; default: $USER).
@@ -248,7 +248,7 @@ struct RmadminArgs {
 
 #[derive(Args, Debug)]
 struct LoadArgs {
-    /// The ResourceManager's address: [http://]host[:port], port 8088 when none is given.
+    /// The ResourceManager's address: host, host:port or http://host:port (port 8088 when none is given).
     #[arg(long, default_value = "http://127.0.0.1:8088", value_parser = rm_address)]
     rm: String,
     /// Simulated NodeManagers.
