@@ -75,6 +75,7 @@ impl ResourceManager {
                 Some(t) => format!("decommissioning gracefully by an operator (timeout {t})"),
                 None => "decommissioning gracefully by an operator (no timeout)".to_owned(),
             };
+            self.node_changed(node);
             self.events.push(Event::NodeStateChanged {
                 node: node.clone(),
                 state: NodeState::Decommissioning,
@@ -141,6 +142,7 @@ impl ResourceManager {
         n.capability = draining.full_capability;
         nodes.capacity += regained;
         self.capacity_changed();
+        self.node_changed(node);
         self.events.push(Event::NodeStateChanged {
             node: node.clone(),
             state: NodeState::Running,
@@ -222,6 +224,7 @@ impl ResourceManager {
             if gone.state != NodeState::Decommissioned {
                 gone.state = NodeState::Decommissioned;
                 gone.since = now;
+                self.node_updates.push(node.clone());
                 self.events.push(Event::NodeStateChanged {
                     node: node.clone(),
                     state: NodeState::Decommissioned,

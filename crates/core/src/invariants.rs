@@ -103,6 +103,12 @@ impl ResourceManager {
         for (i, app) in self.active.iter().enumerate() {
             let Some(app) = app else { continue };
             n_live += app.containers.len();
+            if app.node_updates_seen > self.node_updates.end() {
+                problems.push(format!(
+                    "app {} has read past the end of the node changes",
+                    app.id
+                ));
+            }
             let held = per_app.get(&i).copied().unwrap_or(Resource::ZERO);
             let usage = self.tree.app_usage(app.handle);
             if held != usage {

@@ -54,6 +54,7 @@ mod input;
 mod invariants;
 mod lifecycle;
 mod node_events;
+mod node_updates;
 mod nodes;
 mod output;
 mod preemption;

@@ -295,6 +295,7 @@ impl ResourceManager {
             containers: Default::default(),
             next_container_seq: 1,
             newly_allocated: Vec::new(),
+            node_updates_seen: self.node_updates.end(),
             last_collected: 0,
             completed: Vec::new(),
             blacklist: Default::default(),
@@ -608,6 +609,7 @@ impl ResourceManager {
             preemption: self.preemption_message(h),
             available,
             num_cluster_nodes,
+            updated_nodes: self.take_node_updates(h),
         })
     }
 

@@ -126,6 +126,7 @@ impl ResourceManager {
             let idx = self.insert_node(now, &reg, expires);
             self.recover_containers(now, idx, &reg.running);
         }
+        self.node_changed(&reg.node);
         self.events.push(Event::NodeAdded {
             node: reg.node,
             rack: reg.rack,
@@ -386,6 +387,7 @@ impl ResourceManager {
                 http_address: node.http_address.to_string(),
             },
         );
+        self.node_changed(&node.id);
         self.events.push(Event::NodeStateChanged {
             node: node.id,
             state,

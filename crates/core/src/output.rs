@@ -108,6 +108,9 @@ pub struct AllocateReply {
     pub available: Resource,
     /// Nodes in the cluster.
     pub num_cluster_nodes: u32,
+    /// Nodes whose state changed since the AM's last call (joined or back,
+    /// draining, or gone), each as it is now: YARN's `updatedNodes`.
+    pub updated_nodes: Vec<crate::view::NodeReport>,
 }
 
 /// A container given to an app.

@@ -62,6 +62,8 @@ pub struct ResourceManager {
     /// reply's, when the driver hands its `Output` back to `handle_into`.
     pub(crate) spare_allocations: Vec<AllocatedContainer>,
     pub(crate) counters: Counters,
+    /// Nodes whose state changed, for AMs to hear of (`node_updates`).
+    pub(crate) node_updates: crate::node_updates::NodeUpdateLog,
     /// AM liveness deadlines, soonest first (`am_liveness`).
     pub(crate) am_expiries: std::collections::BTreeSet<(Time, AppId)>,
     /// Starvation timers and the warn-then-kill ledger.
@@ -220,6 +222,8 @@ pub(crate) struct ActiveApp {
     pub(crate) containers: crate::containers::ContainerBook,
     pub(crate) next_container_seq: u64,
     pub(crate) newly_allocated: Vec<AllocatedContainer>,
+    /// How far into the log of node changes its AM has heard (`node_updates`).
+    pub(crate) node_updates_seen: u64,
     /// How many containers the AM collected last time: the list's first
     /// push after a collection reserves that much at once, rather than
     /// growing (and copying) it step by step as every batch did.
@@ -280,6 +284,7 @@ impl ResourceManager {
             events: Vec::new(),
             spare_allocations: Vec::new(),
             counters: Counters::default(),
+            node_updates: Default::default(),
             am_expiries: Default::default(),
             preemptor: weft_preemption::Preemptor::new(),
             preemption_active: false,
@@ -435,6 +440,7 @@ impl ResourceManager {
     pub(crate) fn update(&mut self, now: Time) {
         self.flush_capacity();
         self.tree.update();
+        self.trim_node_updates();
         self.run_preemption(now);
         self.counters.updates += 1;
         self.events.push(Event::Updated { at: now });

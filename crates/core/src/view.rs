@@ -199,36 +199,42 @@ impl ResourceManager {
         let mut out: Vec<NodeReport> = self
             .nodes
             .indices()
-            .map(|idx| {
-                let n = self.nodes.get(idx);
-                NodeReport {
-                    id: n.id.clone(),
-                    rack: n.rack.clone(),
-                    http_address: n.http_address.to_string(),
-                    state: n.state,
-                    capability: n.capability,
-                    allocated: n.allocated,
-                    reserved: n.reservation.map_or(Resource::ZERO, |r| r.resource),
-                    n_containers: n.containers.len() as u32,
-                    last_heartbeat: n.last_heartbeat,
-                    drain_deadline: n.draining.as_ref().and_then(|d| d.deadline),
-                }
-            })
+            .map(|idx| self.live_node_report(idx))
             .collect();
-        out.extend(self.inactive_nodes.iter().map(|(id, n)| NodeReport {
-            id: id.clone(),
-            rack: n.rack.clone(),
-            http_address: n.http_address.clone(),
-            state: n.state,
-            capability: n.capability,
-            allocated: Resource::ZERO,
-            reserved: Resource::ZERO,
-            n_containers: 0,
-            last_heartbeat: n.since,
-            drain_deadline: None,
-        }));
+        out.extend(
+            self.inactive_nodes
+                .iter()
+                .map(|(id, n)| inactive_node_report(id, n)),
+        );
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out
+    }
+
+    /// One node's report, registered or gone.
+    pub fn node_report(&self, node: &NodeId) -> Option<NodeReport> {
+        match self.nodes.lookup(node) {
+            Some(idx) => Some(self.live_node_report(idx)),
+            None => self
+                .inactive_nodes
+                .get(node)
+                .map(|n| inactive_node_report(node, n)),
+        }
+    }
+
+    fn live_node_report(&self, idx: crate::nodes::NodeIdx) -> NodeReport {
+        let n = self.nodes.get(idx);
+        NodeReport {
+            id: n.id.clone(),
+            rack: n.rack.clone(),
+            http_address: n.http_address.to_string(),
+            state: n.state,
+            capability: n.capability,
+            allocated: n.allocated,
+            reserved: n.reservation.map_or(Resource::ZERO, |r| r.resource),
+            n_containers: n.containers.len() as u32,
+            last_heartbeat: n.last_heartbeat,
+            drain_deadline: n.draining.as_ref().and_then(|d| d.deadline),
+        }
     }
 
     /// Every queue, parents first, in path order, with the core's figures.
@@ -324,5 +330,20 @@ impl ResourceManager {
             }
         }
         m
+    }
+}
+
+fn inactive_node_report(id: &NodeId, n: &crate::rm::InactiveNode) -> NodeReport {
+    NodeReport {
+        id: id.clone(),
+        rack: n.rack.clone(),
+        http_address: n.http_address.clone(),
+        state: n.state,
+        capability: n.capability,
+        allocated: Resource::ZERO,
+        reserved: Resource::ZERO,
+        n_containers: 0,
+        last_heartbeat: n.since,
+        drain_deadline: None,
     }
 }

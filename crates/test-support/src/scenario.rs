@@ -438,6 +438,21 @@ impl Scenario {
                     parts.push(format!("preempt {} by {}", names.join(" "), p.deadline));
                 }
                 parts.push(format!("headroom {}", res(&reply.available)));
+                if !reply.updated_nodes.is_empty() {
+                    let nodes: Vec<String> = reply
+                        .updated_nodes
+                        .iter()
+                        .map(|n| {
+                            let name = self
+                                .node_names
+                                .get(&n.id)
+                                .cloned()
+                                .unwrap_or_else(|| n.id.to_string());
+                            format!("{name} {}", n.state.yarn_name().to_lowercase())
+                        })
+                        .collect();
+                    parts.push(format!("nodes changed: {}", nodes.join(" ")));
+                }
                 let _ = writeln!(text, "reply: {}", parts.join("; "));
             }
             Reply::Allocate(Err(e)) => {

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use weft_core::{
     ANY, AllocateReply, AllocatedContainer, Ask, CompletedContainer, FinalStatus, Locality,
-    RegisterReply,
+    NodeReport, NodeState, RegisterReply,
 };
 use weft_model::{AppId, ContainerId, NodeId, Priority};
 
@@ -155,6 +155,60 @@ pub struct AllocateResponseDto {
     pub available_resources: ResourceDto,
     /// Running nodes.
     pub num_cluster_nodes: u32,
+    /// Nodes whose state changed since the last call, each as it is now
+    /// (YARN's `updatedNodes`); left out when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub updated_nodes: Vec<UpdatedNodeDto>,
+}
+
+/// A node whose state changed: it joined or came back, started draining, or
+/// left. An AM re-runs work whose output was on a node that left, and may
+/// move work off a draining one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdatedNodeDto {
+    /// The node.
+    #[serde(with = "as_text")]
+    pub node_id: NodeId,
+    /// Its state now, by YARN's name (`RUNNING`, `DECOMMISSIONING`, `LOST`, ...).
+    pub node_state: String,
+    /// What the change means for the AM: YARN's `NODE_USABLE`,
+    /// `NODE_DECOMMISSIONING` or `NODE_UNUSABLE`.
+    pub node_update_type: String,
+    /// Its web address.
+    pub http_address: String,
+    /// Its rack.
+    pub rack_name: String,
+    /// What it offers now (a draining node's shrinks with its containers).
+    pub capability: ResourceDto,
+    /// What its containers hold.
+    pub used: ResourceDto,
+    /// How many containers it runs.
+    pub num_containers: u32,
+    /// When a draining node's decommission times out, if it has a timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decommissioning_deadline: Option<EpochMillis>,
+}
+
+impl UpdatedNodeDto {
+    fn from_report(n: NodeReport, epoch_ms: impl Fn(weft_model::Time) -> EpochMillis) -> Self {
+        let update_type = match n.state {
+            NodeState::Running => "NODE_USABLE",
+            NodeState::Decommissioning => "NODE_DECOMMISSIONING",
+            NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => "NODE_UNUSABLE",
+        };
+        UpdatedNodeDto {
+            node_id: n.id,
+            node_state: n.state.yarn_name().to_owned(),
+            node_update_type: update_type.to_owned(),
+            http_address: n.http_address,
+            rack_name: n.rack,
+            capability: ResourceDto::from_resource(n.capability),
+            used: ResourceDto::from_resource(n.allocated),
+            num_containers: n.n_containers,
+            decommissioning_deadline: n.drain_deadline.map(epoch_ms),
+        }
+    }
 }
 
 /// A container given to the app.
@@ -272,6 +326,11 @@ impl AllocateResponseDto {
             }),
             available_resources: ResourceDto::from_resource(reply.available),
             num_cluster_nodes: reply.num_cluster_nodes,
+            updated_nodes: reply
+                .updated_nodes
+                .into_iter()
+                .map(|n| UpdatedNodeDto::from_report(n, &epoch_ms))
+                .collect(),
         }
     }
 }
@@ -381,6 +440,7 @@ mod tests {
             }),
             available: Resource::new(4096, 4),
             num_cluster_nodes: 2,
+            updated_nodes: vec![],
         };
         let dto = AllocateResponseDto::from_reply(
             1,
@@ -391,6 +451,54 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&dto).unwrap(),
             r#"{"responseId":1,"allocated":[],"completed":[{"containerId":"container_5_0002_01_000003","state":"COMPLETE","exitStatus":-102,"diagnostics":"preempted"}],"preemption":{"deadline":1015000,"containers":["container_5_0002_01_000003"]},"availableResources":{"memory":4096,"vCores":4},"numClusterNodes":2}"#
+        );
+    }
+
+    #[test]
+    fn changed_nodes_say_what_they_mean_for_the_am() {
+        let node = |host: &str, state, deadline| NodeReport {
+            id: NodeId::new(host, 8041).unwrap(),
+            rack: "/r1".into(),
+            http_address: format!("{host}:8042"),
+            state,
+            capability: Resource::new(2048, 2),
+            allocated: Resource::new(2048, 2),
+            reserved: Resource::ZERO,
+            n_containers: 2,
+            last_heartbeat: Time::from_millis(1_000),
+            drain_deadline: deadline,
+        };
+        let reply = AllocateReply {
+            allocated: vec![],
+            completed: vec![],
+            preemption: None,
+            available: Resource::new(4096, 4),
+            num_cluster_nodes: 2,
+            updated_nodes: vec![
+                node(
+                    "h1",
+                    NodeState::Decommissioning,
+                    Some(Time::from_millis(60_000)),
+                ),
+                node("h2", NodeState::Lost, None),
+            ],
+        };
+        let dto = AllocateResponseDto::from_reply(
+            4,
+            reply,
+            |t| 1_000_000 + t.as_millis(),
+            |_| unreachable!("nothing was allocated"),
+        );
+        expect_test::expect![[r#"[{"nodeId":"h1:8041","nodeState":"DECOMMISSIONING","nodeUpdateType":"NODE_DECOMMISSIONING","httpAddress":"h1:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2,"decommissioningDeadline":1060000},{"nodeId":"h2:8041","nodeState":"LOST","nodeUpdateType":"NODE_UNUSABLE","httpAddress":"h2:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2}]"#]].assert_eq(&serde_json::to_string(&dto.updated_nodes).unwrap());
+        // A reply with no changes leaves the field out, as before.
+        let quiet = AllocateResponseDto {
+            updated_nodes: vec![],
+            ..dto
+        };
+        assert!(
+            !serde_json::to_string(&quiet)
+                .unwrap()
+                .contains("updatedNodes")
         );
     }
 
