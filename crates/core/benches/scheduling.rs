@@ -204,6 +204,7 @@ impl Cluster {
                 Input::NodeHeartbeat(NodeHeartbeat {
                     node: node.clone(),
                     statuses,
+                    unhealthy: None,
                 }),
                 &mut self.out,
             );
@@ -305,6 +306,7 @@ fn full_node_heartbeat(shape: &Shape) {
                     Input::NodeHeartbeat(NodeHeartbeat {
                         node: node.clone(),
                         statuses: Vec::new(),
+                        unhealthy: None,
                     }),
                 );
                 black_box(out);

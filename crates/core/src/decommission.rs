@@ -62,7 +62,7 @@ impl ResourceManager {
             None => Box::new(Draining {
                 started: now,
                 deadline: drain.timeout.map(|t| now + t),
-                full_capability: n.capability,
+                full_capability: self.usable_capability(idx),
                 apps: if drain.wait_for_apps {
                     holders()
                 } else {
@@ -111,6 +111,8 @@ impl ResourceManager {
         nodes.draining.insert(idx);
         let node = nodes.get_mut(idx);
         node.draining = Some(draining);
+        // An unhealthy node holds nothing: draining, it leaves at once.
+        node.unhealthy = None;
         node.state = NodeState::Decommissioning;
         let idle = node.capability - node.allocated;
         node.capability = node.allocated;

@@ -140,6 +140,9 @@ pub struct NodeHeartbeat {
     pub node: NodeId,
     /// Containers the node reports on; ones it does not mention are unchanged.
     pub statuses: Vec<ContainerStatus>,
+    /// What the node's health checker says when it finds the node unhealthy
+    /// (a failed disk, say: YARN's `nodeHealthStatus`); `None` when healthy.
+    pub unhealthy: Option<String>,
 }
 
 /// What a node says about one container.

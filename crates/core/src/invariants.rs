@@ -228,14 +228,27 @@ impl ResourceManager {
         for idx in self.nodes.indices() {
             let node = self.nodes.get(idx);
             let Some(d) = &node.draining else {
-                if node.state != NodeState::Running {
-                    problems.push(format!(
-                        "node {} is registered but {:?}",
-                        node.id, node.state
-                    ));
+                match (&node.unhealthy, node.state) {
+                    (None, NodeState::Running) => {}
+                    (Some(_), NodeState::Unhealthy) => {
+                        if !node.capability.is_zero() || !node.containers.is_empty() {
+                            problems.push(format!(
+                                "unhealthy node {} offers {} and holds {} containers",
+                                node.id,
+                                node.capability,
+                                node.containers.len()
+                            ));
+                        }
+                    }
+                    (_, state) => {
+                        problems.push(format!("node {} is registered but {state:?}", node.id));
+                    }
                 }
                 continue;
             };
+            if node.unhealthy.is_some() {
+                problems.push(format!("node {} is both draining and unhealthy", node.id));
+            }
             draining.insert(idx);
             if let Some(at) = d.deadline {
                 deadlines.insert((at, idx));

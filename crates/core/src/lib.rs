@@ -36,7 +36,7 @@
 //!     tags: vec![],
 //! }));
 //! // The node's next heartbeat places the application master's container.
-//! let out = rm.handle(Time::from_millis(1000), Input::NodeHeartbeat(NodeHeartbeat { node, statuses: vec![] }));
+//! let out = rm.handle(Time::from_millis(1000), Input::NodeHeartbeat(NodeHeartbeat { node, statuses: vec![], unhealthy: None }));
 //! let Reply::NodeHeartbeat(Ok(reply)) = out.reply else { unreachable!() };
 //! assert_eq!(reply.allocated.len(), 1);
 //! assert!(reply.allocated[0].is_am);
@@ -50,6 +50,7 @@ mod assign;
 mod calc;
 mod containers;
 mod decommission;
+mod health;
 mod input;
 mod invariants;
 mod lifecycle;

@@ -177,6 +177,7 @@ impl ResourceManager {
             to_stop: Vec::new(),
             new_allocations: Vec::new(),
             draining: None,
+            unhealthy: None,
         })
     }
 
@@ -306,6 +307,7 @@ impl ResourceManager {
                 (None, ContainerState::Complete { .. }) => {}
             }
         }
+        self.node_health(now, idx, hb.unhealthy);
         let node = self.nodes.get_mut(idx);
         if node.new_allocations.capacity() == 0 {
             // Fill a buffer a driver gave back rather than grow a new one.
@@ -377,11 +379,13 @@ impl ResourceManager {
             node.id.clone(),
             InactiveNode {
                 rack: node.rack,
-                // A drained node's own capability has shrunk to nothing.
-                capability: node
-                    .draining
-                    .as_ref()
-                    .map_or(node.capability, |d| d.full_capability),
+                // A drained or unhealthy node's own capability has shrunk
+                // to nothing.
+                capability: match (&node.draining, &node.unhealthy) {
+                    (Some(d), _) => d.full_capability,
+                    (None, Some(u)) => u.full_capability,
+                    (None, None) => node.capability,
+                },
                 state,
                 since: now,
                 http_address: node.http_address.to_string(),

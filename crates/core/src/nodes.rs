@@ -45,6 +45,17 @@ pub(crate) struct Node {
     /// Set while the node drains (`decommission`); its capability then
     /// shrinks to what its containers hold.
     pub(crate) draining: Option<Box<Draining>>,
+    /// Set while the node reports itself unhealthy: its capability is then
+    /// nothing, and this keeps what it offers once healthy again.
+    pub(crate) unhealthy: Option<Box<Unhealthy>>,
+}
+
+/// A node whose health checker says it is unfit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unhealthy {
+    pub(crate) full_capability: Resource,
+    /// The health checker's words.
+    pub(crate) report: String,
 }
 
 /// A node being decommissioned gracefully.

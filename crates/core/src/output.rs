@@ -200,6 +200,8 @@ pub enum StopReason {
     Unknown,
     /// Its node re-registered with less room than its containers hold.
     NoRoom,
+    /// Its node reported itself unhealthy.
+    NodeUnhealthy,
 }
 
 impl fmt::Display for StopReason {
@@ -210,6 +212,7 @@ impl fmt::Display for StopReason {
             StopReason::Preempted => "preempted",
             StopReason::Unknown => "unknown to the resource manager",
             StopReason::NoRoom => "its node no longer has room for it",
+            StopReason::NodeUnhealthy => "its node is unhealthy",
         })
     }
 }
@@ -275,6 +278,9 @@ pub enum NodeState {
     Running,
     /// Registered and draining before it leaves: it takes no new containers.
     Decommissioning,
+    /// Registered, but its health checker says it is unfit: it holds and
+    /// takes no containers until it reports healthy again.
+    Unhealthy,
     /// Missed heartbeats past the liveness expiry.
     Lost,
     /// Left cleanly.
@@ -289,6 +295,7 @@ impl NodeState {
         match self {
             NodeState::Running => "RUNNING",
             NodeState::Decommissioning => "DECOMMISSIONING",
+            NodeState::Unhealthy => "UNHEALTHY",
             NodeState::Lost => "LOST",
             NodeState::Shutdown => "SHUTDOWN",
             NodeState::Decommissioned => "DECOMMISSIONED",
@@ -445,8 +452,8 @@ pub enum Event {
         /// Its capability.
         capability: Resource,
     },
-    /// A node changed state (lost, shut down, draining, decommissioned, or
-    /// running again when recommissioned).
+    /// A node changed state (lost, shut down, unhealthy, draining,
+    /// decommissioned, or running again when healthy or recommissioned).
     NodeStateChanged {
         /// The node.
         node: NodeId,

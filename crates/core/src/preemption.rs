@@ -183,10 +183,11 @@ impl PreemptionView for CoreView<'_> {
 }
 
 impl CoreView<'_> {
-    /// A draining node is out of service for preemption: what its
-    /// containers free is not room for anyone, so they are never victims.
+    /// A draining or unhealthy node is out of service for preemption: what
+    /// its containers free is not room for anyone, so they are never victims.
     fn in_service(&self, idx: NodeIdx) -> bool {
-        self.rm.nodes.get(idx).draining.is_none()
+        let node = self.rm.nodes.get(idx);
+        node.draining.is_none() && node.unhealthy.is_none()
     }
 
     fn info(&self, idx: crate::nodes::ContainerIdx) -> ContainerInfo {

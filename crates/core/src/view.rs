@@ -59,6 +59,8 @@ pub struct NodeReport {
     /// While it drains (`Decommissioning`): when its graceful decommission
     /// times out, if it has a timeout.
     pub drain_deadline: Option<Time>,
+    /// While it is `Unhealthy`: its health checker's words (empty otherwise).
+    pub health_report: String,
 }
 
 /// One queue: the tree's figures plus what only the core knows.
@@ -109,10 +111,12 @@ pub struct ClusterMetrics {
     pub containers_reserved: u32,
     /// Outstanding containers asked for anywhere.
     pub containers_pending: u64,
-    /// Running nodes (not counting draining ones).
+    /// Running nodes (not counting draining or unhealthy ones).
     pub nodes_running: u32,
     /// Nodes draining before they are decommissioned.
     pub nodes_decommissioning: u32,
+    /// Registered nodes that report themselves unhealthy.
+    pub nodes_unhealthy: u32,
     /// Lost nodes.
     pub nodes_lost: u32,
     /// Nodes shut down.
@@ -234,6 +238,10 @@ impl ResourceManager {
             n_containers: n.containers.len() as u32,
             last_heartbeat: n.last_heartbeat,
             drain_deadline: n.draining.as_ref().and_then(|d| d.deadline),
+            health_report: n
+                .unhealthy
+                .as_ref()
+                .map_or_else(String::new, |u| u.report.clone()),
         }
     }
 
@@ -312,6 +320,10 @@ impl ResourceManager {
         for idx in self.nodes.indices() {
             let n = self.nodes.get(idx);
             m.allocated += n.allocated;
+            if n.unhealthy.is_some() {
+                m.nodes_unhealthy += 1;
+                m.nodes_running -= 1;
+            }
             if let Some(r) = n.reservation {
                 m.reserved += r.resource;
                 m.containers_reserved += 1;
@@ -326,7 +338,7 @@ impl ResourceManager {
                 NodeState::Lost => m.nodes_lost += 1,
                 NodeState::Shutdown => m.nodes_shutdown += 1,
                 NodeState::Decommissioned => m.nodes_decommissioned += 1,
-                NodeState::Running | NodeState::Decommissioning => {}
+                NodeState::Running | NodeState::Decommissioning | NodeState::Unhealthy => {}
             }
         }
         m
@@ -345,5 +357,6 @@ fn inactive_node_report(id: &NodeId, n: &crate::rm::InactiveNode) -> NodeReport 
         n_containers: 0,
         last_heartbeat: n.since,
         drain_deadline: None,
+        health_report: String::new(),
     }
 }

@@ -1,13 +1,13 @@
 //! Property tests of the core as a whole: random streams of inputs (nodes
-//! joining, heartbeating with completions, leaving, being lost, drained and
-//! recommissioned; apps
+//! joining, heartbeating with completions, turning unhealthy and back,
+//! leaving, being lost, drained and recommissioned; apps
 //! submitting, asking, releasing, blacklisting, finishing, being killed,
 //! moved and reprioritised; config and settings reloads; time passing),
 //! some of them hostile (release lists naming a container twice, another
 //! app's container or the AM's own), keep the books consistent after every
-//! input, never panic, never place a container on a draining node, and
-//! replay to the same outputs. Two focused properties follow: FIFO order
-//! within a leaf, and DRF balance between sibling queues.
+//! input, never panic, never place a container on a draining or unhealthy
+//! node, and replay to the same outputs. Two focused properties follow: FIFO
+//! order within a leaf, and DRF balance between sibling queues.
 //!
 //! The scenario files (`tests/scenarios/*.txt`) show exact behaviour; this
 //! file only checks what must hold whatever happens.
@@ -36,7 +36,13 @@ enum Op {
     /// Register node `node` (or re-register it, still running `keep` of its containers).
     Node { node: u8, size: u8, keep: u8 },
     /// Node heartbeat; `done` picks containers it reports complete, `exit` their status.
-    Heartbeat { node: u8, done: u8, exit: u8 },
+    /// The node reports itself unhealthy when `sick` is 0.
+    Heartbeat {
+        node: u8,
+        done: u8,
+        exit: u8,
+        sick: u8,
+    },
     /// The node leaves.
     Unregister { node: u8, decommissioned: bool },
     /// An operator starts (or changes) the node's graceful decommission.
@@ -89,7 +95,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0..4u8, 0..3u8, any::<u8>()).prop_map(|(node, size, keep)| Op::Node { node, size, keep }),
-        12 => (any::<u8>(), any::<u8>(), 0..4u8).prop_map(|(node, done, exit)| Op::Heartbeat { node, done, exit }),
+        12 => (any::<u8>(), any::<u8>(), 0..4u8, 0..8u8).prop_map(|(node, done, exit, sick)| Op::Heartbeat { node, done, exit, sick }),
         1 => (0..4u8, any::<bool>()).prop_map(|(node, decommissioned)| Op::Unregister { node, decommissioned }),
         1 => (0..4u8, 0..4u8, any::<bool>()).prop_map(|(node, timeout, apps)| Op::Drain { node, timeout, apps }),
         1 => (0..4u8).prop_map(|node| Op::Recommission { node }),
@@ -224,7 +230,9 @@ impl Harness {
             .filter(|n| {
                 matches!(
                     n.state,
-                    weft_core::NodeState::Running | weft_core::NodeState::Decommissioning
+                    weft_core::NodeState::Running
+                        | weft_core::NodeState::Decommissioning
+                        | weft_core::NodeState::Unhealthy
                 )
             })
             .filter_map(|n| n.id.host().strip_prefix('n')?.parse().ok())
@@ -322,7 +330,12 @@ impl Harness {
                     running,
                 }))?;
             }
-            Op::Heartbeat { node, done, exit } => {
+            Op::Heartbeat {
+                node,
+                done,
+                exit,
+                sick,
+            } => {
                 let node = self.pick_node(node);
                 let running = self.running.entry(node).or_default();
                 let mut statuses = Vec::new();
@@ -349,6 +362,7 @@ impl Harness {
                 let out = self.handle(Input::NodeHeartbeat(NodeHeartbeat {
                     node: Self::node_id(node),
                     statuses,
+                    unhealthy: (sick == 0).then(|| "disk full".to_owned()),
                 }))?;
                 if let Reply::NodeHeartbeat(Ok(reply)) = out.reply {
                     let running = self.running.entry(node).or_default();
@@ -609,11 +623,18 @@ fn check_no_allocation_over_max(rm: &ResourceManager, out: &Output) -> Result<()
         let Event::ContainerAllocated { queue, node, .. } = event else {
             continue;
         };
-        let draining = rm
-            .node_reports()
-            .iter()
-            .any(|n| n.id == *node && n.state == weft_core::NodeState::Decommissioning);
-        prop_assert!(!draining, "node {} is draining and got a container", node);
+        let unusable = rm.node_reports().iter().any(|n| {
+            n.id == *node
+                && matches!(
+                    n.state,
+                    weft_core::NodeState::Decommissioning | weft_core::NodeState::Unhealthy
+                )
+        });
+        prop_assert!(
+            !unusable,
+            "node {} is draining or unhealthy and got a container",
+            node
+        );
         for path in queue.self_and_ancestors() {
             if let Some((usage, max)) = queues.get(&path) {
                 prop_assert!(
@@ -823,6 +844,7 @@ fn check_fifo(
                     Input::NodeHeartbeat(NodeHeartbeat {
                         node: node_id,
                         statuses,
+                        unhealthy: None,
                     }),
                 );
                 rm.check_invariants()
@@ -969,6 +991,7 @@ fn check_drf(
             Input::NodeHeartbeat(NodeHeartbeat {
                 node: node.clone(),
                 statuses: Vec::new(),
+                unhealthy: None,
             }),
         );
         let report = rm

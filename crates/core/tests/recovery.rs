@@ -115,6 +115,7 @@ impl Cluster {
         let reply = self.input(Input::NodeHeartbeat(NodeHeartbeat {
             node: NodeId::new(name, 8041).unwrap(),
             statuses: vec![],
+            unhealthy: None,
         }));
         let Reply::NodeHeartbeat(Ok(r)) = reply else {
             return format!("{reply:?}");

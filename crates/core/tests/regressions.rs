@@ -102,6 +102,7 @@ fn heartbeat(rm: &mut ResourceManager, host: &str) -> Output {
         Input::NodeHeartbeat(NodeHeartbeat {
             node: node_id(host),
             statuses: vec![],
+            unhealthy: None,
         }),
     );
     rm.check_invariants().unwrap();

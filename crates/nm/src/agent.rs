@@ -635,6 +635,7 @@ impl Agent {
                 node_id: self.node.to_string(),
                 response_id: self.session.response_id,
                 containers: self.reports.values().cloned().collect(),
+                node_health_status: None,
             },
         };
         match self
@@ -1080,7 +1081,9 @@ fn exit_status_for(reason: StopReasonDto) -> i32 {
         StopReasonDto::Released => ABORTED,
         StopReasonDto::Preempted => PREEMPTED,
         StopReasonDto::AppFinished => KILLED_AFTER_APP_COMPLETION,
-        StopReasonDto::Unknown | StopReasonDto::NoRoom => KILLED_BY_RESOURCEMANAGER,
+        StopReasonDto::Unknown | StopReasonDto::NoRoom | StopReasonDto::NodeUnhealthy => {
+            KILLED_BY_RESOURCEMANAGER
+        }
     }
 }
 

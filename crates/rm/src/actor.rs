@@ -1485,6 +1485,9 @@ impl Actor {
                         tracing::info!(node = %node, reason = %reason, "node back in service");
                         self.drain_timeouts.remove(node);
                     }
+                    NodeState::Unhealthy => {
+                        tracing::warn!(node = %node, reason = %reason, "node unhealthy");
+                    }
                     NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => {
                         tracing::info!(node = %node, state = state.yarn_name(), reason = %reason, "node left");
                         self.nodes.remove(node);

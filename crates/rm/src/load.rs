@@ -973,6 +973,7 @@ async fn heartbeat(
         node_id: node.id.clone(),
         response_id: node.response_id,
         containers: statuses,
+        node_health_status: None,
     };
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     let sent = Instant::now();

@@ -586,6 +586,8 @@ impl<'s> Engine<'s> {
                             NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => {
                                 self.node_gone(n);
                             }
+                            // Simulated nodes report no health: never reached.
+                            NodeState::Unhealthy => {}
                         }
                     }
                 }
@@ -731,6 +733,8 @@ impl<'s> Engine<'s> {
             Input::NodeHeartbeat(NodeHeartbeat {
                 node: id.clone(),
                 statuses,
+                // Simulated nodes are never unhealthy.
+                unhealthy: None,
             }),
             "node heartbeat",
         )?;

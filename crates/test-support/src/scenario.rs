@@ -26,9 +26,11 @@
 //! - `ask APP [prio=N] [at=LOC,LOC] [relax=false] COUNTxSIZE ...`: an
 //!   allocate call with asks (at every listed location; `*` by default).
 //! - `release APP CONTAINER ...`, `blacklist APP [+]NAME|-NAME ...`: allocate calls.
-//! - `heartbeat NODE|all [done=CONTAINER[:EXIT],...] [times=N]`: node
-//!   heartbeats, reporting the running containers and the listed ones as
-//!   complete (exit 0 unless given); `times` repeats the heartbeat.
+//! - `heartbeat NODE|all [done=CONTAINER[:EXIT],...] [times=N]
+//!   [unhealthy=REPORT]`: node heartbeats, reporting the running containers
+//!   and the listed ones as complete (exit 0 unless given), and the node
+//!   unhealthy with that report (underscores read as spaces) if given;
+//!   `times` repeats the heartbeat.
 //! - `finish APP [succeeded|failed|killed]`, `kill APP`, `move APP QUEUE`, `priority APP N`.
 //! - `advance DURATION`: move the clock, ticking at every deadline on the way; `tick`.
 //! - `show queues|apps|nodes|time`, `updates on|off` (show update passes).
@@ -467,9 +469,14 @@ impl Scenario {
         let target = *args.first().ok_or("heartbeat needs a node name or `all`")?;
         let mut finished: Vec<(ContainerId, i32)> = Vec::new();
         let mut times = 1;
+        let mut unhealthy = None;
         for arg in &args[1..] {
             if let Some(n) = arg.strip_prefix("times=") {
                 times = n.parse().map_err(|_| format!("bad repeat count {n:?}"))?;
+                continue;
+            }
+            if let Some(report) = arg.strip_prefix("unhealthy=") {
+                unhealthy = Some(report.replace('_', " "));
                 continue;
             }
             let list = arg
@@ -498,7 +505,7 @@ impl Scenario {
                 // Completions are reported once.
                 finished.clear();
             }
-            text.push_str(&self.heartbeat_round(&names, &finished)?);
+            text.push_str(&self.heartbeat_round(&names, &finished, unhealthy.as_deref())?);
         }
         Ok(text)
     }
@@ -507,6 +514,7 @@ impl Scenario {
         &mut self,
         names: &[String],
         finished: &[(ContainerId, i32)],
+        unhealthy: Option<&str>,
     ) -> Result<String, String> {
         let mut text = String::new();
         for name in names {
@@ -528,7 +536,11 @@ impl Scenario {
             running.retain(|c| !finished.iter().any(|(id, _)| id == c));
             let out = self.rm.handle(
                 self.now,
-                Input::NodeHeartbeat(NodeHeartbeat { node, statuses }),
+                Input::NodeHeartbeat(NodeHeartbeat {
+                    node,
+                    statuses,
+                    unhealthy: unhealthy.map(str::to_owned),
+                }),
             );
             text.push_str(&self.render_events(&out));
             match out.reply {

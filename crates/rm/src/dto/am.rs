@@ -195,7 +195,10 @@ impl UpdatedNodeDto {
         let update_type = match n.state {
             NodeState::Running => "NODE_USABLE",
             NodeState::Decommissioning => "NODE_DECOMMISSIONING",
-            NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => "NODE_UNUSABLE",
+            NodeState::Lost
+            | NodeState::Shutdown
+            | NodeState::Decommissioned
+            | NodeState::Unhealthy => "NODE_UNUSABLE",
         };
         UpdatedNodeDto {
             node_id: n.id,
@@ -467,6 +470,7 @@ mod tests {
             n_containers: 2,
             last_heartbeat: Time::from_millis(1_000),
             drain_deadline: deadline,
+            health_report: String::new(),
         };
         let reply = AllocateReply {
             allocated: vec![],

@@ -104,6 +104,20 @@ pub struct NodeHeartbeatRequest {
     /// Containers whose state the node reports; unmentioned ones are unchanged.
     #[serde(default)]
     pub containers: Vec<ContainerStatusDto>,
+    /// What the node's health checker says; absent means healthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_health_status: Option<NodeHealthDto>,
+}
+
+/// A node's health, as YARN's `NodeHealthStatus` has it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeHealthDto {
+    /// False when the node's health checker finds it unfit.
+    pub is_node_healthy: bool,
+    /// The checker's words (why it is unhealthy).
+    #[serde(default)]
+    pub health_report: String,
 }
 
 /// What a node says about one container.
@@ -157,7 +171,19 @@ impl NodeHeartbeatRequest {
             };
             statuses.push(ContainerStatus { container, state });
         }
-        Ok(NodeHeartbeat { node, statuses })
+        let unhealthy = match &self.node_health_status {
+            Some(h) if !h.is_node_healthy => Some(if h.health_report.trim().is_empty() {
+                "the node reports itself unhealthy, without saying why".to_owned()
+            } else {
+                h.health_report.trim().to_owned()
+            }),
+            _ => None,
+        };
+        Ok(NodeHeartbeat {
+            node,
+            statuses,
+            unhealthy,
+        })
     }
 
     /// The node's diagnostics of the containers it reports complete (only
@@ -232,6 +258,8 @@ pub enum StopReasonDto {
     Unknown,
     /// The node came back too small to hold it.
     NoRoom,
+    /// The node reported itself unhealthy.
+    NodeUnhealthy,
 }
 
 impl StopReasonDto {
@@ -243,6 +271,7 @@ impl StopReasonDto {
             StopReason::Preempted => StopReasonDto::Preempted,
             StopReason::Unknown => StopReasonDto::Unknown,
             StopReason::NoRoom => StopReasonDto::NoRoom,
+            StopReason::NodeUnhealthy => StopReasonDto::NodeUnhealthy,
         }
     }
 }
@@ -280,6 +309,7 @@ pub fn stop_reason_name(reason: StopReason) -> &'static str {
         StopReason::Preempted => "PREEMPTED",
         StopReason::Unknown => "UNKNOWN",
         StopReason::NoRoom => "NO_ROOM",
+        StopReason::NodeUnhealthy => "NODE_UNHEALTHY",
     }
 }
 
