@@ -3,9 +3,9 @@
 //! put back when it reports healthy again.
 //!
 //! As in Hadoop, an unhealthy node leaves the scheduler: its containers end
-//! as lost (-100), and here its node is also told to stop them, so no work
-//! runs where the RM no longer counts it; its capability is nothing until it
-//! recovers, so shares count only usable nodes. A draining node ignores its
+//! as lost (-100) and its node is told to stop them, so no work runs where
+//! the RM no longer counts it; its capability is nothing until it recovers,
+//! so shares count only usable nodes. A draining node ignores its
 //! health, as Hadoop's does: it is leaving either way. Reports come with
 //! heartbeats (`node_events`).
 
