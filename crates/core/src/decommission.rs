@@ -83,6 +83,11 @@ impl ResourceManager {
             });
         }
         self.start_draining(idx, draining);
+        // New terms may put the deadline in the past: the node leaves now.
+        self.expire_drains(now);
+        if self.nodes.lookup(node) != Some(idx) {
+            return Ok(NodeState::Decommissioned);
+        }
         if self.drained(idx) {
             self.remove_node(
                 now,
