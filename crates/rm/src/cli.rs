@@ -548,11 +548,27 @@ fn describe_refresh(r: &RefreshNodesDto) -> String {
     out
 }
 
+/// What an operator is told when `-refreshNodes -g -client` ends before
+/// the nodes it drained have left: the RM was asked for no timeout, so they
+/// drain until told otherwise.
+pub fn still_draining(draining: &[String]) -> String {
+    format!(
+        "still draining on the resource manager, with no timeout unless their exclude entries give one: {} (decommission them at once with weft rmadmin -refreshNodes)",
+        draining.join(", ")
+    )
+}
+
 /// `weft rmadmin -refreshNodes [-g [timeout] -client|-server]`: the RM
 /// rereads its include and exclude files and applies them. Each line of
 /// what happens goes to `say` as it happens; with `-client`, the nodes it
 /// drained are polled every `poll`, and `stop` resolving (Ctrl-C) ends
 /// the wait, leaving them draining.
+///
+/// The client's own timeout, if it has one, bounds each call, not the
+/// wait: a poll the RM does not answer in time is said and tried again at
+/// the next one, and the wait still ends when the nodes have left or at
+/// `timeout` (later by at most the poll in flight then). Any other failed
+/// poll ends it, naming the nodes left draining.
 pub async fn rmadmin_refresh_nodes(
     client: &mut RmClient,
     how: RefreshNodes,
@@ -600,16 +616,38 @@ pub async fn rmadmin_refresh_nodes(
             say(describe_refresh(&r));
             return Ok(RefreshNodesOutcome::Done);
         }
-        tokio::select! {
+        // Ctrl-C is heard during a poll too, which the RM may take up to
+        // the client's timeout to answer, or never without one.
+        let polled = tokio::select! {
             () = &mut stop => return Ok(RefreshNodesOutcome::Interrupted { draining }),
-            () = tokio::time::sleep(poll) => {}
-        }
-        let now: NodesDto = get_wrapped(
-            client,
-            "/ws/v1/cluster/nodes?states=DECOMMISSIONING",
-            "nodes",
-        )
-        .await?;
+            polled = async {
+                tokio::time::sleep(poll).await;
+                get_wrapped::<NodesDto>(
+                    client,
+                    "/ws/v1/cluster/nodes?states=DECOMMISSIONING",
+                    "nodes",
+                )
+                .await
+            } => polled,
+        };
+        let now = match polled {
+            Ok(now) => now,
+            // A busy or stopped RM's one late answer does not end the wait:
+            // the drains have no timeout but this command's, so giving up
+            // here would leave them draining for ever. The next poll tries
+            // again, and the timeout above still ends the wait.
+            Err(e @ ClientError::Timeout { .. }) => {
+                say(format!(
+                    "[{:>4} s] {e}; still waiting\n",
+                    started.elapsed().as_secs()
+                ));
+                continue;
+            }
+            Err(e) => {
+                say(format!("stopped waiting; {}\n", still_draining(&draining)));
+                return Err(e);
+            }
+        };
         draining.retain(|id| now.node.iter().any(|n| &n.id == id));
         let still: Vec<String> = now
             .node
@@ -664,6 +702,104 @@ mod tests {
         assert_eq!(list_values(&typed, true), ["WEFT-SHELL", "MAPREDUCE"]);
         let tags = [" Nightly ", " "].map(str::to_owned);
         assert_eq!(list_values(&tags, false), ["Nightly"]);
+    }
+
+    /// A listener that accepts every connection, as the kernel does for an
+    /// RM stopped by SIGSTOP, and answers nothing but `POST`s, with
+    /// `post_answer` (none: it answers nothing at all).
+    async fn stuck_rm(post_answer: Option<&'static str>) -> String {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n @ 1..) = stream.read(&mut buf).await {
+                        match post_answer {
+                            Some(body) if buf[..n].starts_with(b"POST ") => {
+                                let answer = format!(
+                                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                                    body.len()
+                                );
+                                let _ = stream.write_all(answer.as_bytes()).await;
+                            }
+                            _ => {}
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn a_one_shot_command_fails_when_the_rm_never_answers() {
+        let addr = stuck_rm(None).await;
+        let mut client = RmClient::new(&addr, Some("alice".to_owned()))
+            .unwrap()
+            .with_timeout(Duration::from_millis(200));
+        let e = tokio::time::timeout(Duration::from_secs(30), node_list(&mut client, &[], false))
+            .await
+            .expect("the client's timeout ends the command")
+            .unwrap_err();
+        assert!(matches!(e, ClientError::Timeout { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!("the resource manager at {addr} did not answer within 200 ms")
+        );
+    }
+
+    #[tokio::test]
+    async fn refresh_nodes_client_waits_through_polls_the_rm_does_not_answer() {
+        // The refresh drains n1; then the RM stops answering.
+        let addr = stuck_rm(Some(
+            r#"{"refreshNodes":{"graceful":true,"includePath":null,"excludePath":"/x","changes":[{"nodeId":"n1:8041","previousState":"RUNNING","state":"DECOMMISSIONING","decommissioningTimeout":-1,"reason":"excluded"}],"warnings":[]}}"#,
+        ))
+        .await;
+        let mut client = RmClient::new(&addr, Some("yarn".to_owned()))
+            .unwrap()
+            .with_timeout(Duration::from_millis(100));
+        let late = tokio::sync::Notify::new();
+        let mut lines = Vec::new();
+        let refresh = rmadmin_refresh_nodes(
+            &mut client,
+            RefreshNodes::Client { timeout: None },
+            Duration::from_millis(10),
+            // Told to stop once two polls went unanswered.
+            late.notified(),
+            |line| {
+                if line.contains("did not answer")
+                    && lines.iter().any(|l: &String| l.contains("did not answer"))
+                {
+                    late.notify_one();
+                }
+                lines.push(line);
+            },
+        );
+        let outcome = tokio::time::timeout(Duration::from_secs(30), refresh)
+            .await
+            .expect("the wait goes on through late polls until told to stop")
+            .unwrap();
+        assert_eq!(
+            outcome,
+            RefreshNodesOutcome::Interrupted {
+                draining: vec!["n1:8041".to_owned()]
+            }
+        );
+        assert_eq!(
+            lines[0],
+            "n1:8041: RUNNING -> DECOMMISSIONING, no timeout (excluded)\n"
+        );
+        assert!(lines.len() >= 3, "{lines:?}");
+        for line in &lines[1..] {
+            assert!(
+                line.ends_with(&format!(
+                    "the resource manager at {addr} did not answer within 100 ms; still waiting\n"
+                )),
+                "{line}"
+            );
+        }
     }
 
     #[test]

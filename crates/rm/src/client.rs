@@ -7,7 +7,8 @@
 //!
 //! A call waits for the RM as long as it takes unless the caller sets a
 //! timeout (`RmClient::with_timeout`): what is long enough depends on the
-//! caller, and a node agent's or an operator's client has always waited.
+//! caller. The `weft` command's one-shot clients and the load generator set
+//! one (`--request-timeout-ms`); a node agent's client has always waited.
 
 use std::time::Duration;
 

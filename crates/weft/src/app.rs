@@ -14,7 +14,7 @@ use weft_nm::distributed_shell::{self, Progress, ShellConfig, ShellEvent};
 use weft_rm::cli;
 use weft_rm::dto::ResourceDto;
 
-use crate::{Client, print};
+use crate::{Client, OneShotClient, print};
 
 #[derive(Args, Debug)]
 pub(crate) struct AppArgs {
@@ -30,14 +30,14 @@ enum AppCommand {
     /// Print an application's report.
     Status {
         #[command(flatten)]
-        client: Client,
+        client: OneShotClient,
         /// The application.
         app: String,
     },
     /// List applications (running and waiting ones; --all for every state).
     List {
         #[command(flatten)]
-        client: Client,
+        client: OneShotClient,
         /// Every state, finished ones included.
         #[arg(long)]
         all: bool,
@@ -45,7 +45,7 @@ enum AppCommand {
     /// Kill applications.
     Kill {
         #[command(flatten)]
-        client: Client,
+        client: OneShotClient,
         /// The applications.
         #[arg(required = true)]
         apps: Vec<String>,

@@ -115,9 +115,43 @@ impl Client {
             .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
             .unwrap_or_else(|| "dr.who".to_owned())
     }
+}
 
+/// How long one call of a one-shot client command waits for the RM unless
+/// `--request-timeout-ms` says otherwise. Without a limit, a command facing
+/// an RM that stopped answering (stopped by SIGSTOP, wedged, or behind an
+/// address that drops packets) waited for ever; a command run by hand or
+/// from a script should rather fail and say which RM did not answer. Half a
+/// minute is far longer than a busy RM takes to answer a report, a kill or
+/// a refresh, so a slow RM is not taken for a stuck one.
+const CLIENT_REQUEST_TIMEOUT_MS: u64 = 30_000;
+
+/// [`Client`] for the one-shot commands (`application`, `queue`, `node`,
+/// `rmadmin`, `app status|list|kill`), whose every call to the RM has a time
+/// limit. `weft app submit` takes `Client` alone: it runs the application's
+/// AM until the application ends, and its calls are the shell's.
+#[derive(Args, Debug)]
+pub(crate) struct OneShotClient {
+    #[command(flatten)]
+    client: Client,
+    /// Milliseconds each call to the RM may take before the command fails
+    /// with an error (10 to 600000).
+    // Bounded as `weft load`'s: below 10 ms even a loopback RM may not
+    // answer, and past ten minutes a script facing a stuck RM is held
+    // almost as if there were no limit.
+    #[arg(
+        long,
+        global = true,
+        default_value_t = CLIENT_REQUEST_TIMEOUT_MS,
+        value_parser = clap::value_parser!(u64).range(10..=600_000)
+    )]
+    request_timeout_ms: u64,
+}
+
+impl OneShotClient {
     fn connect(&self) -> anyhow::Result<RmClient> {
-        Ok(RmClient::new(&self.rm, Some(self.user()))?)
+        Ok(RmClient::new(&self.client.rm, Some(self.client.user()))?
+            .with_timeout(Duration::from_millis(self.request_timeout_ms)))
     }
 }
 
@@ -133,7 +167,7 @@ impl Client {
 ))]
 struct ApplicationArgs {
     #[command(flatten)]
-    client: Client,
+    client: OneShotClient,
     /// List applications (states default to SUBMITTED, ACCEPTED, RUNNING).
     #[arg(long = "list")]
     list: bool,
@@ -176,7 +210,7 @@ struct ApplicationArgs {
 #[derive(Args, Debug)]
 struct QueueArgs {
     #[command(flatten)]
-    client: Client,
+    client: OneShotClient,
     /// Print a queue's report.
     #[arg(long = "status", value_name = "QUEUE")]
     status: String,
@@ -187,7 +221,7 @@ struct QueueArgs {
 #[command(group(ArgGroup::new("command").args(["list", "status"]).required(true)))]
 struct NodeArgs {
     #[command(flatten)]
-    client: Client,
+    client: OneShotClient,
     /// List nodes (running ones unless -states or -all).
     #[arg(long = "list")]
     list: bool,
@@ -208,7 +242,7 @@ struct NodeArgs {
 #[command(group(ArgGroup::new("command").args(["refresh_queues", "refresh_nodes"]).required(true)))]
 struct RmadminArgs {
     #[command(flatten)]
-    client: Client,
+    client: OneShotClient,
     /// Reload the allocation file now.
     #[arg(long = "refreshQueues")]
     refresh_queues: bool,
@@ -584,10 +618,7 @@ async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
     )
     .await?;
     if let cli::RefreshNodesOutcome::Interrupted { draining } = outcome {
-        anyhow::bail!(
-            "stopped waiting; still draining on the resource manager, with no timeout unless their exclude entries give one: {} (decommission them at once with weft rmadmin -refreshNodes)",
-            draining.join(", ")
-        );
+        anyhow::bail!("stopped waiting; {}", cli::still_draining(&draining));
     }
     Ok(())
 }
@@ -892,6 +923,67 @@ mod tests {
     }
 
     #[test]
+    fn one_shot_commands_have_a_bounded_request_timeout() {
+        let timeout = |line: &str| match Weft::try_parse_from(args(line)) {
+            Ok(Weft {
+                command: Command::Application(a),
+                ..
+            }) => a.client.request_timeout_ms,
+            Ok(Weft {
+                command: Command::Node(a),
+                ..
+            }) => a.client.request_timeout_ms,
+            Ok(Weft {
+                command: Command::Rmadmin(a),
+                ..
+            }) => a.client.request_timeout_ms,
+            Ok(Weft {
+                command: Command::Queue(a),
+                ..
+            }) => a.client.request_timeout_ms,
+            other => panic!("{line} parsed as {other:?}"),
+        };
+        assert_eq!(timeout("weft application -list"), 30_000);
+        assert_eq!(
+            timeout("weft node -list --request-timeout-ms 10 --rm rm1"),
+            10
+        );
+        assert_eq!(
+            timeout("weft rmadmin -refreshNodes -g 3600 -client -request-timeout-ms 600000"),
+            600_000
+        );
+        assert_eq!(
+            timeout("weft queue -status root --request-timeout-ms 5000"),
+            5000
+        );
+        for bad in ["0", "9", "600001", "18446744073709551615", "5s"] {
+            let line = format!("weft node -list --request-timeout-ms {bad}");
+            let e = Weft::try_parse_from(args(&line))
+                .err()
+                .unwrap_or_else(|| panic!("{line} is accepted"));
+            // A usage error: exit status 2.
+            assert_eq!(e.exit_code(), 2, "{line}: {e}");
+            assert!(e.to_string().contains("--request-timeout-ms"), "{e}");
+        }
+        for line in [
+            "weft app list --request-timeout-ms 1000",
+            "weft app status application_1_0001 --request-timeout-ms 1000",
+            "weft app kill application_1_0001 --request-timeout-ms 1000",
+        ] {
+            if let Err(e) = Weft::try_parse_from(args(line)) {
+                panic!("{line} is refused: {e}");
+            }
+        }
+        // `app submit` runs the application's AM to its end: one limit for
+        // every call would not fit it, and a flag taken and ignored misleads.
+        let e = Weft::try_parse_from(args(
+            "weft app submit --command true --request-timeout-ms 1000",
+        ))
+        .expect_err("app submit takes no request timeout");
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument, "{e}");
+    }
+
+    #[test]
     fn a_bad_rm_address_is_a_usage_error() {
         for line in [
             "weft application -list --rm rm:x",
@@ -912,7 +1004,7 @@ mod tests {
         let Command::Application(a) = parsed.command else {
             panic!("parsed as {:?}", parsed.command)
         };
-        assert_eq!(a.client.rm, "rm1");
+        assert_eq!(a.client.client.rm, "rm1");
     }
 
     #[test]
@@ -949,7 +1041,7 @@ mod tests {
         };
         assert_eq!(a.move_to_queue.as_deref(), Some("application_1_0001"));
         assert_eq!(a.queue.as_deref(), Some("root.b"));
-        assert_eq!(a.client.rm, "http://rm:1");
+        assert_eq!(a.client.client.rm, "http://rm:1");
         assert!(Weft::try_parse_from(args("weft rmadmin -refreshQueues")).is_ok());
         assert!(Weft::try_parse_from(args("weft node -list -states RUNNING,LOST")).is_ok());
         assert!(Weft::try_parse_from(args("weft queue -status root.dev")).is_ok());
