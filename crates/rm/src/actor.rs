@@ -1066,7 +1066,12 @@ impl Actor {
             let previous = report.state;
             let verdict = self.hosts.check(&node);
             let (input, timeout, reason) = match (previous, verdict) {
-                (NodeState::Running | NodeState::Decommissioning, Err(why)) if terms.graceful => {
+                // An unhealthy node has nothing to drain: the core
+                // decommissions it at once.
+                (
+                    NodeState::Running | NodeState::Decommissioning | NodeState::Unhealthy,
+                    Err(why),
+                ) if terms.graceful => {
                     let timeout = self
                         .hosts
                         .exclude_timeout(&node)
@@ -1085,6 +1090,7 @@ impl Actor {
                 (
                     NodeState::Running
                     | NodeState::Decommissioning
+                    | NodeState::Unhealthy
                     | NodeState::Lost
                     | NodeState::Shutdown,
                     Err(why),
@@ -1485,8 +1491,10 @@ impl Actor {
                         tracing::info!(node = %node, reason = %reason, "node back in service");
                         self.drain_timeouts.remove(node);
                     }
+                    // Still registered: its heartbeats go on, and a healthy
+                    // report puts it back (`Running` above).
                     NodeState::Unhealthy => {
-                        tracing::warn!(node = %node, reason = %reason, "node unhealthy");
+                        tracing::warn!(node = %node, reason = %reason, "node unhealthy: it takes no containers and its containers are stopped");
                     }
                     NodeState::Lost | NodeState::Shutdown | NodeState::Decommissioned => {
                         tracing::info!(node = %node, state = state.yarn_name(), reason = %reason, "node left");

@@ -456,8 +456,14 @@ impl Metrics {
         let oldest = view
             .nodes
             .iter()
-            // Draining nodes heartbeat too, and are lost alike when they stop.
-            .filter(|n| matches!(n.state, NodeState::Running | NodeState::Decommissioning))
+            // Draining and unhealthy nodes heartbeat too, and are lost alike
+            // when they stop.
+            .filter(|n| {
+                matches!(
+                    n.state,
+                    NodeState::Running | NodeState::Decommissioning | NodeState::Unhealthy
+                )
+            })
             .map(|n| now.since(n.last_heartbeat))
             .max()
             .unwrap_or(weft_model::Duration::ZERO);
@@ -518,7 +524,7 @@ pub(crate) struct SchedulerMetrics {
     preemption_kills: Counter,
     apps_rejected: Counter,
     update_duration: Histogram,
-    nodes: [Gauge; 5],
+    nodes: [Gauge; 6],
     capacity: [Gauge; 2],
     available: [Gauge; 2],
     containers: Gauge,
@@ -603,6 +609,7 @@ impl SchedulerMetrics {
             nodes: [
                 state("running"),
                 state("decommissioning"),
+                state("unhealthy"),
                 state("lost"),
                 state("shutdown"),
                 state("decommissioned"),
@@ -689,6 +696,7 @@ impl SchedulerMetrics {
         let node_counts = [
             c.nodes_running,
             c.nodes_decommissioning,
+            c.nodes_unhealthy,
             c.nodes_lost,
             c.nodes_shutdown,
             c.nodes_decommissioned,

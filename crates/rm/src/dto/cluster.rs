@@ -117,13 +117,14 @@ pub struct ClusterMetricsDto {
     pub containers_reserved: u32,
     /// Containers asked for and not yet allocated.
     pub containers_pending: u64,
-    /// Every node the RM knows, in any state (draining ones included).
+    /// Every node the RM knows, in any state (draining and unhealthy ones
+    /// included).
     pub total_nodes: u32,
-    /// Running nodes (not draining ones, as in Hadoop).
+    /// Running nodes (not draining or unhealthy ones, as in Hadoop).
     pub active_nodes: u32,
     /// Lost nodes.
     pub lost_nodes: u32,
-    /// Always 0 (Weft has no health checks).
+    /// Nodes whose health checker reports them unfit.
     pub unhealthy_nodes: u32,
     /// Nodes draining (graceful decommissioning).
     pub decommissioning_nodes: u32,
@@ -162,12 +163,13 @@ impl ClusterMetricsDto {
             containers_pending: m.containers_pending,
             total_nodes: m.nodes_running
                 + m.nodes_decommissioning
+                + m.nodes_unhealthy
                 + m.nodes_lost
                 + m.nodes_shutdown
                 + m.nodes_decommissioned,
             active_nodes: m.nodes_running,
             lost_nodes: m.nodes_lost,
-            unhealthy_nodes: 0,
+            unhealthy_nodes: m.nodes_unhealthy,
             decommissioning_nodes: m.nodes_decommissioning,
             decommissioned_nodes: m.nodes_decommissioned,
             rebooted_nodes: 0,
@@ -417,7 +419,8 @@ pub struct NodesDto {
 pub struct NodeDto {
     /// Rack.
     pub rack: String,
-    /// `RUNNING`, `DECOMMISSIONING`, `LOST`, `SHUTDOWN` or `DECOMMISSIONED`.
+    /// `RUNNING`, `UNHEALTHY`, `DECOMMISSIONING`, `LOST`, `SHUTDOWN` or
+    /// `DECOMMISSIONED`.
     pub state: String,
     /// `host:port`.
     pub id: String,
@@ -430,7 +433,7 @@ pub struct NodeDto {
     pub last_health_update: EpochMillis,
     /// Empty (nodes report no version).
     pub version: String,
-    /// Empty (no health checks).
+    /// While the node is `UNHEALTHY`: its health checker's report; else empty.
     pub health_report: String,
     /// Live containers.
     pub num_containers: u32,
@@ -479,7 +482,7 @@ impl NodeDto {
             node_http_address: n.http_address.clone(),
             last_health_update: view.epoch_ms(n.last_heartbeat),
             version: String::new(),
-            health_report: String::new(),
+            health_report: n.health_report.clone(),
             num_containers: n.n_containers,
             used_memory_mb: n.allocated.memory_mb(),
             avail_memory_mb: available.memory_mb(),
