@@ -66,6 +66,11 @@ pub struct ShellConfig {
     pub launch_timeout: Duration,
     /// How long the RM may be unreachable before the shell gives up.
     pub rm_timeout: Duration,
+    /// How long one call to the RM (or a node, for its status) may take: a
+    /// call that hangs (an RM stopped with SIGSTOP, a black-holed address)
+    /// then counts as the RM or node being unreachable, and is retried as
+    /// such. A start call on a node is bounded by `launch_timeout`.
+    pub request_timeout: Duration,
 }
 
 impl ShellConfig {
@@ -90,6 +95,7 @@ impl ShellConfig {
             interval: Duration::from_secs(1),
             launch_timeout: Duration::from_secs(10),
             rm_timeout: Duration::from_secs(300),
+            request_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -249,7 +255,8 @@ pub async fn run(
     if config.command.trim().is_empty() {
         return Err(ShellError::Invalid("the command is empty"));
     }
-    let mut client = RmClient::new(&config.rm, Some(config.user.clone()))?;
+    let mut client =
+        RmClient::new(&config.rm, Some(config.user.clone()))?.with_timeout(config.request_timeout);
     let app = submit(&mut client, &config).await?;
     let mut shell = Shell {
         asked: config.num_containers,
@@ -672,9 +679,10 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
             .map(|(c, l)| (*c, l.node.clone()))
             .collect();
         for (container, node) in live {
-            let Ok(mut client) = RmClient::new(&format!("http://{node}"), None) else {
+            let Ok(client) = RmClient::new(&format!("http://{node}"), None) else {
                 continue;
             };
+            let mut client = client.with_timeout(self.config.request_timeout);
             let path = format!("/ws/v1/node/containers/{container}");
             match client.get::<ContainerBody>(&path).await {
                 Ok(body) if body.container.state == "COMPLETE" => {
@@ -764,7 +772,8 @@ async fn start_on_node(
 ) {
     let res = async {
         let mut client = RmClient::new(&format!("http://{node}"), None)
-            .map_err(|e| format!("node {node}: {e}"))?;
+            .map_err(|e| format!("node {node}: {e}"))?
+            .with_timeout(timeout);
         let path = format!("/ws/v1/node/containers/{container}/start");
         let mut body = context.to_json();
         // The node starts the container only for whoever shows the token
@@ -801,4 +810,43 @@ async fn start_on_node(
     }
     .await;
     let _ = done.send((container, res));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An RM that accepts connections and never answers must not hang the
+    /// shell: its submission times out with the client's message.
+    #[tokio::test]
+    async fn a_silent_rm_fails_the_submission_instead_of_hanging_it() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                open.push(socket);
+            }
+        });
+        let mut config = ShellConfig::new(
+            format!("http://{addr}"),
+            "alice",
+            1,
+            ResourceDto {
+                memory: 128,
+                vcores: 1,
+            },
+            "true",
+        );
+        config.request_timeout = Duration::from_millis(200);
+        let outcome = tokio::time::timeout(
+            Duration::from_secs(20),
+            run(config, std::future::pending(), |_| {}),
+        )
+        .await
+        .expect("the shell gave up rather than hanging");
+        let err = outcome.unwrap_err().to_string();
+        assert!(err.contains("did not answer within 200 ms"), "{err}");
+        held.abort();
+    }
 }
