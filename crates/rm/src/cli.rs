@@ -391,7 +391,8 @@ pub async fn queue_status(client: &mut RmClient, queue: &str) -> Result<String, 
     Ok(out)
 }
 
-/// `weft node -list [-states S,...] [-all]`: running nodes by default.
+/// `weft node -list [-states S,...] [-all]`: running nodes by default; an
+/// unhealthy node's health report follows its row.
 pub async fn node_list(
     client: &mut RmClient,
     states: &[String],
@@ -421,6 +422,11 @@ pub async fn node_list(
             "{:>16}\t{:>15}\t{:>17}\t{:>28}",
             n.id, n.state, n.node_http_address, n.num_containers
         );
+        // Weft's addition below the row: why an unhealthy node is out of
+        // service, which Hadoop shows only with -status.
+        if !n.health_report.is_empty() {
+            let _ = writeln!(out, "\tHealth-Report : {}", n.health_report);
+        }
     }
     Ok(out)
 }
@@ -436,6 +442,7 @@ pub async fn node_status(client: &mut RmClient, node: &str) -> Result<String, Cl
         ("Node-State", n.state.clone()),
         ("Node-Http-Address", n.node_http_address.clone()),
         ("Last-Health-Update", n.last_health_update.to_string()),
+        ("Health-Report", n.health_report.clone()),
         ("Containers", n.num_containers.to_string()),
         ("Memory-Used", format!("{}MB", n.used_memory_mb)),
         ("Memory-Capacity", format!("{}MB", n.total_resource.memory)),

@@ -406,6 +406,49 @@ async fn yarn_style_commands() {
     server.shutdown().await;
 }
 
+/// `weft node -list -states UNHEALTHY` lists the unhealthy nodes with their
+/// health reports, and `weft node -status` shows the report.
+#[tokio::test]
+async fn node_commands_show_an_unhealthy_nodes_report() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC_WITH_ADMINS).unwrap()).await;
+    let mut nm = server.client("yarn");
+    register(&mut nm, "n1:8041").await;
+    register(&mut nm, "n2:8041").await;
+    let _: Value = nm
+        .call(
+            Method::POST,
+            "/ws/v1/nm/heartbeat",
+            Some(&json!({"nodeId": "n2:8041", "responseId": 0,
+                         "nodeHealthStatus": {"isNodeHealthy": false, "healthReport": "ERROR /data1 is full"}})),
+        )
+        .await
+        .unwrap();
+    let mut alice = server.client("alice");
+    let unhealthy = cli::node_list(&mut alice, &["UNHEALTHY".to_owned()], false)
+        .await
+        .unwrap();
+    expect![[r#"
+        Total Nodes:1
+                 Node-Id	     Node-State	Node-Http-Address	Number-of-Running-Containers
+                 n2:8041	      UNHEALTHY	          n2:8042	                           0
+        	Health-Report : ERROR /data1 is full
+    "#]]
+    .assert_eq(&unhealthy);
+    // Running nodes by default: the unhealthy one is not among them.
+    let running = cli::node_list(&mut alice, &[], false).await.unwrap();
+    assert!(running.starts_with("Total Nodes:1\n"), "{running}");
+    assert!(!running.contains("n2:8041"), "{running}");
+    let status = cli::node_status(&mut alice, "n2:8041").await.unwrap();
+    assert!(status.contains("\tNode-State : UNHEALTHY\n"), "{status}");
+    assert!(
+        status.contains("\tHealth-Report : ERROR /data1 is full\n"),
+        "{status}"
+    );
+    let status = cli::node_status(&mut alice, "n1:8041").await.unwrap();
+    assert!(status.contains("\tHealth-Report : \n"), "{status}");
+    server.shutdown().await;
+}
+
 /// `weft rmadmin -refreshNodes` in its three ways, over TCP: `-g -server`
 /// leaves the drain to the RM; `-g -client` waits, then decommissions the
 /// rest at its timeout, or sees the drain end, or stops waiting when told;
