@@ -20,6 +20,11 @@
 //! refused: the node runs only what the RM allocated, once, for the AM the
 //! RM gave it to.
 //!
+//! The node's health comes from `health`'s checker task, read (never
+//! waited for) at each heartbeat: an unhealthy node says so in every
+//! heartbeat, and the RM stops its containers (`NODE_UNHEALTHY`) like any
+//! other stop.
+//!
 //! Processes are `launch`'s business, memory figures `memory`'s and
 //! `cgroup`'s, the HTTP API `http`'s.
 
@@ -39,7 +44,7 @@ use weft_model::{AppId, ContainerId, NodeId, Resource};
 use weft_rm::client::{ClientError, RmClient};
 use weft_rm::dto::ResourceDto;
 use weft_rm::dto::nm::{
-    ContainerStatusDto, NodeAction, NodeHeartbeatRequest, NodeHeartbeatResponse,
+    ContainerStatusDto, NodeAction, NodeHealthDto, NodeHeartbeatRequest, NodeHeartbeatResponse,
     NodeRegisterRequest, NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse,
     RunningContainerDto, StopReasonDto,
 };
@@ -48,6 +53,7 @@ use weft_rm::token::ContainerToken;
 use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
 use crate::config::{MemoryEnforcement, NmConfig, NmConfigError, identity};
 use crate::dto::{ContainerDto, EXIT_CODE_INVALID, LaunchContext, NodeInfoDto};
+use crate::health::{self, Health};
 use crate::launch::{self, ContainerDirs, LAUNCH_FAILED, Launch};
 use crate::memory::{KILLED_EXCEEDED_PMEM, ProcessTable, over_limit_diagnostic};
 
@@ -142,6 +148,8 @@ pub struct NodeManager {
     ended: watch::Receiver<Option<AgentEnd>>,
     agent: JoinHandle<()>,
     server: JoinHandle<()>,
+    /// The health checker's task, if a script is configured.
+    health: Option<JoinHandle<()>>,
 }
 
 /// A cheap, cloneable handle to the agent task.
@@ -232,6 +240,15 @@ impl NodeManager {
             source,
         })?;
         let (node, http_address) = identity(&config, local)?;
+        if let Some(script) = &config.health_script {
+            // Checked here too, for settings not read from a site file: a
+            // script that cannot run is a mistake to fix, not a node to
+            // mark unhealthy at every interval.
+            health::check_runnable(&script.path).map_err(|why| NmConfigError::HealthScript {
+                path: script.path.display().to_string(),
+                why,
+            })?;
+        }
         let rm = RmClient::new(&config.rm, None)?;
         std::fs::create_dir_all(&config.work_dir).map_err(|source| NmStartError::Io {
             what: format!(
@@ -254,6 +271,24 @@ impl NodeManager {
         if let Some(g) = &cgroups {
             tracing::info!(node = %node, cgroup = %g.dir().display(), "memory and CPU limits are enforced by cgroups v2");
         }
+        let started_ms = health::now_ms();
+        let (health_rx, health_task) = match &config.health_script {
+            Some(script) => {
+                let (mut rx, task) = health::spawn(script.clone(), node.clone(), started_ms);
+                // The first verdict before registering, if it comes soon.
+                let wait = health::FIRST_VERDICT_WAIT.min(script.timeout);
+                let _ = tokio::time::timeout(wait, rx.changed()).await;
+                (rx, Some(task))
+            }
+            None => {
+                // No checker: the node is healthy as of its start, for good.
+                let (_, rx) = watch::channel(Health {
+                    unhealthy: None,
+                    checked_ms: started_ms,
+                });
+                (rx, None)
+            }
+        };
         let (tx, commands) = mpsc::channel(256);
         let (exits_tx, exits) = mpsc::unbounded_channel();
         let (stop, stop_rx) = watch::channel(false);
@@ -284,9 +319,8 @@ impl NodeManager {
             end: None,
             ended: ended_tx,
             config,
-            started_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64),
+            started_ms,
+            health: health_rx,
         };
         let agent_task = tokio::spawn(agent.run(commands, exits, stop_rx.clone()));
         let mut server_stop = stop_rx;
@@ -311,6 +345,7 @@ impl NodeManager {
             ended,
             agent: agent_task,
             server,
+            health: health_task,
         })
     }
 
@@ -350,6 +385,9 @@ impl NodeManager {
         let _ = self.stop.send(true);
         let _ = self.agent.await;
         let _ = self.server.await;
+        if let Some(h) = self.health {
+            h.abort();
+        }
     }
 
     /// Stops abruptly, as a killed process would: no unregistering, and the
@@ -358,6 +396,9 @@ impl NodeManager {
     pub fn kill(self) {
         self.agent.abort();
         self.server.abort();
+        if let Some(h) = self.health {
+            h.abort();
+        }
     }
 }
 
@@ -448,6 +489,8 @@ struct Agent {
     ended: watch::Sender<Option<AgentEnd>>,
     /// When the agent started, in milliseconds since the epoch (Hadoop's `nmStartupTime`).
     started_ms: u64,
+    /// The health checker's latest verdict (healthy for good without a script).
+    health: watch::Receiver<Health>,
 }
 
 impl Agent {
@@ -545,6 +588,7 @@ impl Agent {
             .values()
             .filter(|c| !matches!(c.state, State::Complete { .. }))
             .count();
+        let health = self.health.borrow().clone();
         NodeInfoDto {
             id: self.node.to_string(),
             node_host_name: self.node.host().to_owned(),
@@ -554,9 +598,9 @@ impl Agent {
             total_v_cores_allocated_containers: self.config.capability.vcores(),
             node_manager_version: env!("CARGO_PKG_VERSION").to_owned(),
             nm_startup_time: self.started_ms,
-            // No health checker runs: a node that answers is healthy.
-            node_healthy: true,
-            health_report: String::new(),
+            node_healthy: health.unhealthy.is_none(),
+            health_report: health.unhealthy.unwrap_or_default(),
+            last_node_update_time: health.checked_ms,
             // Physical memory is always enforced (cgroups or polling);
             // virtual memory never is.
             pmem_check_enabled: true,
@@ -635,7 +679,13 @@ impl Agent {
                 node_id: self.node.to_string(),
                 response_id: self.session.response_id,
                 containers: self.reports.values().cloned().collect(),
-                node_health_status: None,
+                // Only an unhealthy node says anything: absent means healthy.
+                node_health_status: self.health.borrow().unhealthy.clone().map(|report| {
+                    NodeHealthDto {
+                        is_node_healthy: false,
+                        health_report: report,
+                    }
+                }),
             },
         };
         match self
@@ -1078,12 +1128,11 @@ impl Agent {
 /// (the RM itself has already told the AM, with the same code).
 fn exit_status_for(reason: StopReasonDto) -> i32 {
     match reason {
-        StopReasonDto::Released => ABORTED,
+        // The RM counts a container of an unhealthy node as lost (-100).
+        StopReasonDto::Released | StopReasonDto::NodeUnhealthy => ABORTED,
         StopReasonDto::Preempted => PREEMPTED,
         StopReasonDto::AppFinished => KILLED_AFTER_APP_COMPLETION,
-        StopReasonDto::Unknown | StopReasonDto::NoRoom | StopReasonDto::NodeUnhealthy => {
-            KILLED_BY_RESOURCEMANAGER
-        }
+        StopReasonDto::Unknown | StopReasonDto::NoRoom => KILLED_BY_RESOURCEMANAGER,
     }
 }
 

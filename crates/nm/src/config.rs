@@ -1,15 +1,17 @@
-//! What a node agent is started with (`NmConfig`), its defaults, and how
-//! its identity (node id and advertised web address) follows from where it
-//! listens.
+//! What a node agent is started with (`NmConfig`), its defaults, how its
+//! identity (node id and advertised web address) follows from where it
+//! listens, and the `yarn.nodemanager.health-checker.*` properties of a
+//! yarn-site file (`read_site`).
 //!
-//! Reading flags is the `weft` command's job; this module only holds values
-//! and checks them.
+//! Reading flags and files is the `weft` command's job; this module only
+//! holds values and checks them. Running the health script is `health`'s.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use weft_model::{NodeId, Resource};
+use weft_queue_tree::site::{HadoopConfig, Location, SiteError};
 
 /// How a container's memory limit is enforced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,6 +58,75 @@ pub struct NmConfig {
     pub rm_timeout: Duration,
     /// Completed containers kept for the HTTP API (their logs stay on disk).
     pub completed_kept: usize,
+    /// The node health script, if one is configured (YARN's
+    /// `yarn.nodemanager.health-checker.script.path`); `None`: the node
+    /// always reports itself healthy.
+    pub health_script: Option<HealthScript>,
+}
+
+/// A node health script and how it is run (Hadoop's
+/// `NodeHealthScriptRunner`): every `interval`, killed after `timeout`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HealthScript {
+    /// The executable (`...health-checker.script.path`).
+    pub path: PathBuf,
+    /// Its arguments (`...health-checker.script.opts`, comma-separated as
+    /// Hadoop's `getStrings` reads them).
+    pub opts: Vec<String>,
+    /// Time between the start of one run and the next
+    /// (`...health-checker.interval-ms`, 10 minutes).
+    pub interval: Duration,
+    /// How long a run may take before it is killed and the node counts as
+    /// unhealthy (`...health-checker.script.timeout-ms`, 20 minutes).
+    pub timeout: Duration,
+}
+
+impl HealthScript {
+    /// The script at `path` with Hadoop's default interval and timeout.
+    pub fn new(path: impl Into<PathBuf>) -> HealthScript {
+        HealthScript {
+            path: path.into(),
+            opts: Vec::new(),
+            interval: Duration::from_millis(DEFAULT_HEALTH_INTERVAL_MS),
+            timeout: Duration::from_millis(DEFAULT_HEALTH_TIMEOUT_MS),
+        }
+    }
+}
+
+/// Hadoop's `DEFAULT_NM_HEALTH_CHECK_INTERVAL_MS`.
+const DEFAULT_HEALTH_INTERVAL_MS: u64 = 600_000;
+/// Hadoop's `DEFAULT_NM_HEALTH_CHECK_SCRIPT_TIMEOUT_MS` (twice the interval).
+const DEFAULT_HEALTH_TIMEOUT_MS: u64 = 1_200_000;
+/// The longest interval or timeout taken: a day, far from overflowing a
+/// clock reading plus it.
+const MAX_HEALTH_MS: u64 = 86_400_000;
+
+/// The health checker's property names. Hadoop 3.3 names each script by a
+/// keyword listed in `...health-checker.scripts` (default `script`), so
+/// with the default keyword its per-script names are the classic
+/// single-script ones; the global interval and timeout apply where the
+/// script's own are not set.
+mod names {
+    pub(super) const PREFIX: &str = "yarn.nodemanager.health-checker.";
+    pub(super) const SCRIPTS: &str = "yarn.nodemanager.health-checker.scripts";
+    pub(super) const PATH: &str = "yarn.nodemanager.health-checker.script.path";
+    pub(super) const OPTS: &str = "yarn.nodemanager.health-checker.script.opts";
+    pub(super) const INTERVAL: &str = "yarn.nodemanager.health-checker.interval-ms";
+    pub(super) const SCRIPT_INTERVAL: &str = "yarn.nodemanager.health-checker.script.interval-ms";
+    pub(super) const TIMEOUT: &str = "yarn.nodemanager.health-checker.timeout-ms";
+    pub(super) const SCRIPT_TIMEOUT: &str = "yarn.nodemanager.health-checker.script.timeout-ms";
+    pub(super) const KNOWN: &[&str] = &[
+        SCRIPTS,
+        PATH,
+        OPTS,
+        INTERVAL,
+        SCRIPT_INTERVAL,
+        TIMEOUT,
+        SCRIPT_TIMEOUT,
+        // Hadoop's switch to run the script before the NM starts; Weft
+        // always runs it first (briefly waited for before registering).
+        "yarn.nodemanager.health-checker.run-before-startup",
+    ];
 }
 
 impl NmConfig {
@@ -78,7 +149,142 @@ impl NmConfig {
             kill_grace: Duration::from_millis(250),
             rm_timeout: Duration::from_secs(10),
             completed_kept: 1000,
+            health_script: None,
         }
+    }
+}
+
+/// Reads the node's properties from a yarn-site file's text (`file` names
+/// it in messages): today the health checker's. Other properties are
+/// ignored, since a yarn-site file holds the whole cluster's settings.
+/// Answers warnings (unknown `health-checker` names, typos most likely),
+/// each with file and position; every bad value is an error, all at once.
+pub fn read_site(
+    config: &mut NmConfig,
+    file: &str,
+    text: &str,
+) -> Result<Vec<String>, NmConfigError> {
+    let site = HadoopConfig::parse(text).map_err(|error| NmConfigError::Site {
+        file: file.to_owned(),
+        error,
+    })?;
+    let mut warnings: Vec<String> = site
+        .warnings()
+        .iter()
+        .map(|w| format!("{file}: {w}"))
+        .collect();
+    for p in site.with_prefix(names::PREFIX) {
+        if !names::KNOWN.contains(&p.name.as_str()) {
+            warnings.push(format!(
+                "{file}: {}: {} is not a property Weft's node agent reads; it is ignored",
+                p.location, p.name
+            ));
+        }
+    }
+    let mut problems = Vec::new();
+    let mut bad = |name: &str, why: String| {
+        if let Some(p) = site.get(name) {
+            problems.push(PropertyProblem {
+                location: p.location,
+                name: name.to_owned(),
+                value: p.value.clone(),
+                why,
+            });
+        }
+    };
+    let value = |name: &str| site.value(name).map(str::trim);
+    if let Some(keys) = value(names::SCRIPTS) {
+        if keys != "script" {
+            bad(
+                names::SCRIPTS,
+                "names scripts other than `script`: Weft runs one health script, under Hadoop's default keyword (set yarn.nodemanager.health-checker.script.path and leave this unset)".to_owned(),
+            );
+        }
+    }
+    let mut millis = |names: [&str; 2], default: u64| -> u64 {
+        // The script's own setting first, then the global one.
+        for name in names {
+            let Some(v) = value(name) else { continue };
+            match v.parse::<u64>() {
+                Ok(ms) if (1..=MAX_HEALTH_MS).contains(&ms) => return ms,
+                _ => bad(
+                    name,
+                    format!("is not a whole number of milliseconds from 1 to {MAX_HEALTH_MS}"),
+                ),
+            }
+            return default;
+        }
+        default
+    };
+    let interval = millis(
+        [names::SCRIPT_INTERVAL, names::INTERVAL],
+        DEFAULT_HEALTH_INTERVAL_MS,
+    );
+    let timeout = millis(
+        [names::SCRIPT_TIMEOUT, names::TIMEOUT],
+        DEFAULT_HEALTH_TIMEOUT_MS,
+    );
+    let opts: Vec<String> = value(names::OPTS)
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(str::to_owned)
+        .collect();
+    match value(names::PATH) {
+        // Hadoop runs no script when the path is empty.
+        None | Some("") => {
+            if !opts.is_empty() {
+                warnings.push(format!(
+                    "{file}: {} is set but no script path is: no health script runs",
+                    names::OPTS
+                ));
+            }
+            config.health_script = None;
+        }
+        Some(path) => {
+            let script = HealthScript {
+                path: PathBuf::from(path),
+                opts,
+                interval: Duration::from_millis(interval),
+                timeout: Duration::from_millis(timeout),
+            };
+            if let Err(why) = crate::health::check_runnable(&script.path) {
+                bad(names::PATH, why);
+            }
+            config.health_script = Some(script);
+        }
+    }
+    if !problems.is_empty() {
+        problems.sort_by_key(|p| p.location);
+        return Err(NmConfigError::Properties {
+            file: file.to_owned(),
+            problems,
+        });
+    }
+    Ok(warnings)
+}
+
+/// One property with a bad value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PropertyProblem {
+    /// Where its value is set.
+    pub location: Location,
+    /// The property.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+    /// What is wrong.
+    pub why: String,
+}
+
+impl std::fmt::Display for PropertyProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: property {}: {:?} {}",
+            self.location, self.name, self.value, self.why
+        )
     }
 }
 
@@ -102,6 +308,30 @@ pub enum NmConfigError {
     /// The host name could not be read.
     #[error("cannot read this machine's host name ({0}); pass --http-address host:port")]
     HostName(String),
+    /// The yarn-site file is not a readable configuration file.
+    #[error("{file}: {error}")]
+    Site {
+        /// The file.
+        file: String,
+        /// What the reader found.
+        error: SiteError,
+    },
+    /// Properties of the yarn-site file have bad values.
+    #[error("{file}: {}", problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Properties {
+        /// The file.
+        file: String,
+        /// Every bad property, in file order.
+        problems: Vec<PropertyProblem>,
+    },
+    /// The health script cannot be run.
+    #[error("health script {path}: {why}")]
+    HealthScript {
+        /// The configured path.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 /// The node's identity once it listens on `local`: its node id and the
@@ -158,6 +388,102 @@ mod tests {
             (id.to_string(), http.as_str()),
             ("nm1:8042".to_owned(), "nm1:8042")
         );
+    }
+
+    fn site(props: &[(&str, &str)]) -> String {
+        let mut text = String::from("<configuration>\n");
+        for (k, v) in props {
+            text.push_str(&format!(
+                "<property><name>{k}</name><value>{v}</value></property>\n"
+            ));
+        }
+        text.push_str("</configuration>\n");
+        text
+    }
+
+    #[test]
+    fn the_health_checker_is_read_from_a_site_file() {
+        let mut c = config();
+        // No script: nothing runs, whatever else the file holds.
+        let warnings = read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[("yarn.nodemanager.resource.memory-mb", "4096")]),
+        )
+        .unwrap();
+        assert_eq!((c.health_script.clone(), warnings), (None, vec![]));
+
+        // `sh` is an executable anyone may run.
+        let sh = std::path::Path::new("/bin/sh");
+        let warnings = read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[
+                ("yarn.nodemanager.health-checker.script.path", "/bin/sh"),
+                ("yarn.nodemanager.health-checker.script.opts", "-c, exit 0"),
+                ("yarn.nodemanager.health-checker.interval-ms", "500"),
+                ("yarn.nodemanager.health-checker.timeout-ms", "9000"),
+                ("yarn.nodemanager.health-checker.script.timeout-ms", "700"),
+                ("yarn.nodemanager.health-checker.scripts", "script"),
+                ("yarn.nodemanager.health-checker.script.pth", "/x"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.health_script,
+            Some(HealthScript {
+                path: sh.to_owned(),
+                opts: vec!["-c".to_owned(), "exit 0".to_owned()],
+                interval: Duration::from_millis(500),
+                // The script's own timeout wins over the global one.
+                timeout: Duration::from_millis(700),
+            })
+        );
+        assert_eq!(
+            warnings,
+            vec![
+                "yarn-site.xml: line 8, column 66: yarn.nodemanager.health-checker.script.pth is not a property Weft's node agent reads; it is ignored"
+            ]
+        );
+        let mut c = config();
+        read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[("yarn.nodemanager.health-checker.script.path", "/bin/sh")]),
+        )
+        .unwrap();
+        let script = c.health_script.unwrap();
+        assert_eq!(
+            (script.interval, script.timeout),
+            (Duration::from_secs(600), Duration::from_secs(1200))
+        );
+    }
+
+    #[test]
+    fn bad_health_checker_settings_are_named_together() {
+        let mut c = config();
+        let err = read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[
+                (
+                    "yarn.nodemanager.health-checker.script.path",
+                    "/nonexistent/check.sh",
+                ),
+                ("yarn.nodemanager.health-checker.interval-ms", "0"),
+                ("yarn.nodemanager.health-checker.scripts", "disk,net"),
+            ]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "yarn-site.xml: line 2, column 67: property yarn.nodemanager.health-checker.script.path: \"/nonexistent/check.sh\" does not exist; \
+             line 3, column 67: property yarn.nodemanager.health-checker.interval-ms: \"0\" is not a whole number of milliseconds from 1 to 86400000; \
+             line 4, column 63: property yarn.nodemanager.health-checker.scripts: \"disk,net\" names scripts other than `script`: Weft runs one health script, under Hadoop's default keyword (set yarn.nodemanager.health-checker.script.path and leave this unset)"
+        );
+        let err = read_site(&mut c, "yarn-site.xml", "<configuration>").unwrap_err();
+        assert!(err.to_string().starts_with("yarn-site.xml: "), "{err}");
     }
 
     #[test]

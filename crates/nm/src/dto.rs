@@ -161,10 +161,14 @@ pub struct NodeInfoDto {
     pub node_manager_version: String,
     /// When the agent started (ms since the epoch).
     pub nm_startup_time: u64,
-    /// Always true: Weft runs no health checker.
+    /// False while the node's health script reports it unfit (always true
+    /// without a script).
     pub node_healthy: bool,
-    /// Always empty: Weft runs no health checker.
+    /// The health script's report while the node is unhealthy, else empty.
     pub health_report: String,
+    /// When the health script last decided (ms since the epoch; the agent's
+    /// start before its first verdict, or without a script).
+    pub last_node_update_time: u64,
     /// True: physical memory is enforced (`memoryEnforcement` says how).
     pub pmem_check_enabled: bool,
     /// False: virtual memory is not limited.
@@ -399,6 +403,7 @@ mod tests {
             nm_startup_time: 1,
             node_healthy: true,
             health_report: String::new(),
+            last_node_update_time: 1,
             pmem_check_enabled: true,
             vmem_check_enabled: false,
             resource_manager: "http://rm:8088".to_owned(),
@@ -410,6 +415,7 @@ mod tests {
             [
                 "healthReport",
                 "id",
+                "lastNodeUpdateTime",
                 "memoryEnforcement",
                 "nmStartupTime",
                 "nodeHealthy",

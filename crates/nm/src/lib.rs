@@ -9,7 +9,9 @@
 //! containers when the RM says so, reports their exits, re-registers with
 //! its running containers after an RM restart, and serves the node's HTTP
 //! API (`http`, `dto`): its containers, their logs, and the start call
-//! through which AMs launch the containers the RM allocated them.
+//! through which AMs launch the containers the RM allocated them. A node
+//! health script (`health`) may report the node unhealthy, which the agent
+//! tells the RM with every heartbeat.
 //!
 //! The distributed shell (`distributed_shell`) is the other half of a
 //! working cluster: a client that submits an app, acts as its unmanaged
@@ -24,9 +26,10 @@ pub mod cgroup;
 pub mod config;
 pub mod distributed_shell;
 pub mod dto;
+pub mod health;
 pub mod http;
 pub mod launch;
 pub mod memory;
 
 pub use agent::{AgentEnd, AgentHandle, NmStartError, NodeManager, StartContainerError};
-pub use config::{MemoryEnforcement, NmConfig};
+pub use config::{HealthScript, MemoryEnforcement, NmConfig};

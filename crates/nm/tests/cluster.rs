@@ -15,7 +15,9 @@
 //! running, and the app finishes; a node drained by `refresh-nodes` keeps
 //! its container running until it ends, takes no new one, and its agent
 //! stops once it is decommissioned, while one the RM refuses stops at once;
-//! and the node's API answers in Hadoop's
+//! a node whose health script reports an error is UNHEALTHY, with the
+//! script's line as its report, and takes no container until the script
+//! passes again; and the node's API answers in Hadoop's
 //! shapes (names, `exitCode` always a number, `{"containers":{}}`) and
 //! refuses bodies that are not JSON.
 //!
@@ -36,7 +38,7 @@ use tokio::task::JoinHandle;
 use weft_model::{ContainerId, Resource};
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent, ShellOutcome};
 use weft_nm::launch::is_alive;
-use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
+use weft_nm::{AgentEnd, HealthScript, MemoryEnforcement, NmConfig, NodeManager};
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
 use weft_rm::{Clock, RmConfig, Service};
@@ -141,7 +143,18 @@ impl Rm {
 }
 
 async fn start_nm(rm: &Rm, dir: &Path, name: &str, memory_mb: u64) -> NodeManager {
+    start_nm_with(rm, dir, name, memory_mb, None).await
+}
+
+async fn start_nm_with(
+    rm: &Rm,
+    dir: &Path,
+    name: &str,
+    memory_mb: u64,
+    health_script: Option<HealthScript>,
+) -> NodeManager {
     let mut config = NmConfig::new(rm.url.clone(), Resource::new(memory_mb, 4), dir.join(name));
+    config.health_script = health_script;
     config.rack = "/rack1".to_owned();
     config.memory_enforcement = MemoryEnforcement::RssPolling;
     config.monitor_interval = Duration::from_millis(100);
@@ -1051,6 +1064,96 @@ async fn a_drained_node_keeps_its_container_takes_no_new_one_then_its_agent_stop
     assert_eq!(b.final_status, "SUCCEEDED", "{b:?}");
     n1.stop().await;
     n2.stop().await;
+    rm.shutdown().await;
+}
+
+/// A node whose health script prints an `ERROR` line is UNHEALTHY with that
+/// line as its report, in the RM's view and its own, and runs nothing; once
+/// the script passes (the test deletes the file it looks for), the node is
+/// RUNNING again and the waiting container runs there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unhealthy_node_takes_no_container_until_its_health_script_passes() {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    let dir = test_dir("health");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let sick = dir.join("sick");
+    std::fs::write(&sick, "").unwrap();
+    let path = dir.join("health.sh");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\necho checking\nif [ -e '{}' ]; then echo 'ERROR disk /data1 is full'; fi\n",
+            sick.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut script = HealthScript::new(&path);
+    script.interval = Duration::from_millis(200);
+    script.timeout = Duration::from_secs(10);
+    let n1 = start_nm_with(&rm, &dir, "n1", 512, Some(script)).await;
+    let id = n1.node_id().to_string();
+    let node_view = |rm: &Rm| {
+        let id = id.clone();
+        let mut client = rm.client();
+        async move {
+            client
+                .get::<Value>(&format!("/ws/v1/cluster/nodes/{id}"))
+                .await
+                .unwrap()["node"]
+                .clone()
+        }
+    };
+    wait_until("the node to be unhealthy", || async {
+        node_view(&rm).await["state"] == "UNHEALTHY"
+    })
+    .await;
+    assert_eq!(
+        node_view(&rm).await["healthReport"],
+        "ERROR disk /data1 is full"
+    );
+    let info = n1.handle().info().await.unwrap();
+    assert_eq!(
+        (info.node_healthy, info.health_report.as_str()),
+        (false, "ERROR disk /data1 is full")
+    );
+
+    // An app asks; the node heartbeats twice more and is given nothing.
+    let a = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
+    wait_until("a's ask to reach the RM", || async {
+        rm.get("/ws/v1/cluster/metrics").await["clusterMetrics"]["containersPending"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+    })
+    .await;
+    let asked_at = node_view(&rm).await["lastHealthUpdate"].as_u64().unwrap();
+    wait_until("two more heartbeats", || async {
+        node_view(&rm).await["lastHealthUpdate"].as_u64().unwrap() > asked_at + 100
+    })
+    .await;
+    assert!(n1.handle().containers().await.is_empty());
+    assert!(ran(&dir).is_empty());
+
+    // Healthy again: back in service, and a's container runs on it.
+    std::fs::remove_file(&sick).unwrap();
+    wait_until("the node to run again", || async {
+        node_view(&rm).await["state"] == "RUNNING"
+    })
+    .await;
+    assert_eq!(node_view(&rm).await["healthReport"], "");
+    wait_until("a's container to run", || async { ran(&dir).len() == 1 }).await;
+    let info = n1.handle().info().await.unwrap();
+    assert_eq!((info.node_healthy, info.health_report.as_str()), (true, ""));
+    release(&dir);
+    let (a, _) = a.outcome().await;
+    assert_eq!(
+        (a.final_status.as_str(), a.succeeded),
+        ("SUCCEEDED", 1),
+        "{a:?}"
+    );
+    n1.stop().await;
     rm.shutdown().await;
 }
 

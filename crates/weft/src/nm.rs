@@ -2,8 +2,8 @@
 //! containers and unregisters; or until the RM refuses the node (exit 1,
 //! with the RM's words) or decommissions it (a clean exit: its work is done).
 //!
-//! The agent is `weft_nm::NodeManager`; this module turns flags into its
-//! settings.
+//! The agent is `weft_nm::NodeManager`; this module turns flags (and the
+//! `--site` file's health-checker properties) into its settings.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -60,6 +60,10 @@ pub(crate) struct NmArgs {
     /// Milliseconds between memory samples (10 to an hour).
     #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..=MAX_MS))]
     monitor_interval_ms: u64,
+    /// A Hadoop-style yarn-site.xml; the agent reads its node health script
+    /// settings (yarn.nodemanager.health-checker.*) and ignores the rest.
+    #[arg(long)]
+    site: Option<PathBuf>,
 }
 
 impl NmArgs {
@@ -85,6 +89,15 @@ impl NmArgs {
         };
         config.kill_grace = Duration::from_millis(self.kill_grace_ms);
         config.monitor_interval = Duration::from_millis(self.monitor_interval_ms);
+        if let Some(path) = &self.site {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --site {}", path.display()))?;
+            let warnings =
+                weft_nm::config::read_site(&mut config, &path.display().to_string(), &text)?;
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
+        }
         Ok((config, self.listen))
     }
 }
@@ -96,6 +109,9 @@ pub(crate) async fn run(a: NmArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
+    if let Some(script) = &config.health_script {
+        tracing::info!(script = %script.path.display(), interval_ms = script.interval.as_millis() as u64, timeout_ms = script.timeout.as_millis() as u64, "node health script configured");
+    }
     let nm = NodeManager::start(config, listener).await?;
     tracing::info!(node = %nm.node_id(), http = nm.http_address(), rm = %rm, work_dir = %work_dir.display(), "node manager running");
     let end = tokio::select! {
@@ -168,6 +184,29 @@ mod tests {
             .err()
             .expect("an empty --cgroup is not a directory");
         assert!(e.to_string().contains("--cgroup"), "{e}");
+        let dir = std::env::temp_dir().join(format!("weft-nm-site-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let site = dir.join("yarn-site.xml");
+        std::fs::write(
+            &site,
+            "<configuration><property><name>yarn.nodemanager.health-checker.script.path</name><value>/bin/sh</value></property></configuration>",
+        )
+        .unwrap();
+        let cmd = Cmd::parse_from(["nm", "--site", &site.display().to_string()]);
+        let (config, _) = cmd.nm.config().unwrap();
+        assert_eq!(
+            config.health_script.map(|s| s.path),
+            Some(PathBuf::from("/bin/sh"))
+        );
+        std::fs::write(
+            &site,
+            "<configuration><property><name>yarn.nodemanager.health-checker.script.path</name><value>/no/such/script</value></property></configuration>",
+        )
+        .unwrap();
+        let cmd = Cmd::parse_from(["nm", "--site", &site.display().to_string()]);
+        let e = cmd.nm.config().unwrap_err().to_string();
+        assert!(e.contains("/no/such/script\" does not exist"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
         let e = Cmd::try_parse_from(["nm", "--monitor-interval-ms", "0"])
             .err()
             .expect("no sampling loop without a pause");
