@@ -1094,6 +1094,7 @@ async fn an_unhealthy_node_takes_no_container_until_its_health_script_passes() {
     script.timeout = Duration::from_secs(10);
     let n1 = start_nm_with(&rm, &dir, "n1", 512, Some(script)).await;
     let id = n1.node_id().to_string();
+    // Null until the node has registered.
     let node_view = |rm: &Rm| {
         let id = id.clone();
         let mut client = rm.client();
@@ -1101,8 +1102,7 @@ async fn an_unhealthy_node_takes_no_container_until_its_health_script_passes() {
             client
                 .get::<Value>(&format!("/ws/v1/cluster/nodes/{id}"))
                 .await
-                .unwrap()["node"]
-                .clone()
+                .map_or(Value::Null, |v| v["node"].clone())
         }
     };
     wait_until("the node to be unhealthy", || async {
