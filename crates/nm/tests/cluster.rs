@@ -972,7 +972,16 @@ impl RunningShell {
     }
 }
 
-/// The raw body of `GET path` on a node, and its status.
+/// An RM whose include or exclude list (`which`) is the file at `path`.
+async fn rm_with_hosts_file(which: &str, path: &Path) -> Rm {
+    let property = format!("yarn.resourcemanager.nodes.{which}-path");
+    Rm::start(
+        &site(&[(property.as_str(), &path.display().to_string())]),
+        "127.0.0.1:0",
+    )
+    .await
+}
+
 /// A node drained gracefully (`refresh-nodes` with `graceful`) keeps
 /// running its container until it ends and takes no new one; once its
 /// container and its app are done it is decommissioned, told to shut down
@@ -982,14 +991,7 @@ async fn a_drained_node_keeps_its_container_takes_no_new_one_then_its_agent_stop
     let dir = test_dir("drain");
     let exclude = dir.join("nodes.exclude");
     std::fs::write(&exclude, "").unwrap();
-    let rm = Rm::start(
-        &site(&[(
-            "yarn.resourcemanager.nodes.exclude-path",
-            &exclude.display().to_string(),
-        )]),
-        "127.0.0.1:0",
-    )
-    .await;
+    let rm = rm_with_hosts_file("exclude", &exclude).await;
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
     let drained = n1.node_id().to_string();
     // a's one container runs on n1, the only node.
@@ -1164,14 +1166,7 @@ async fn a_node_the_rm_refuses_stops_with_the_rms_words() {
     let dir = test_dir("refused");
     let include = dir.join("nodes.include");
     std::fs::write(&include, "elsewhere\n").unwrap();
-    let rm = Rm::start(
-        &site(&[(
-            "yarn.resourcemanager.nodes.include-path",
-            &include.display().to_string(),
-        )]),
-        "127.0.0.1:0",
-    )
-    .await;
+    let rm = rm_with_hosts_file("include", &include).await;
     let n1 = start_nm(&rm, &dir, "n1", 512).await;
     let id = n1.node_id().to_string();
     let end = tokio::time::timeout(PATIENCE, n1.ended())
@@ -1190,6 +1185,7 @@ async fn a_node_the_rm_refuses_stops_with_the_rms_words() {
     rm.shutdown().await;
 }
 
+/// The raw body of `GET path` on a node, and its status.
 async fn node_get(node: &mut RmClient, path: &str) -> (u16, String) {
     let a = node.request(Method::GET, path, None).await.unwrap();
     (

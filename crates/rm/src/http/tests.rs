@@ -1127,11 +1127,9 @@ fn render_tree(q: &Value, depth: usize) -> String {
     out
 }
 
-#[tokio::test(start_paused = true)]
-async fn refresh_queues_needs_an_admin_and_a_file() {
-    let rm = Rm::new();
-    let r = &rm.router;
-    let uri = "/ws/v1/cluster/refresh-queues";
+/// An admin call (`refresh-queues`, `refresh-nodes`) needs a user, and one
+/// who is a cluster administrator.
+async fn refresh_is_for_admins(r: &Router, uri: &str, what: &str) {
     assert_eq!(
         call(r, Method::POST, uri, None, "", &[]).await.status,
         StatusCode::UNAUTHORIZED
@@ -1147,8 +1145,18 @@ async fn refresh_queues_needs_an_admin_and_a_file() {
         )
         .await
         .error(),
-        "403 ForbiddenException: user alice is not a cluster administrator (yarn.admin.acl) and may not refresh the queues"
+        format!(
+            "403 ForbiddenException: user alice is not a cluster administrator (yarn.admin.acl) and may not refresh {what}"
+        )
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn refresh_queues_needs_an_admin_and_a_file() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let uri = "/ws/v1/cluster/refresh-queues";
+    refresh_is_for_admins(r, uri, "the queues").await;
     assert_eq!(
         call(
             r,

@@ -438,23 +438,7 @@ async fn refresh_nodes_needs_an_admin_and_a_sound_body() {
     let rm = Rm::new();
     let r = &rm.router;
     let uri = "/ws/v1/cluster/refresh-nodes";
-    assert_eq!(
-        call(r, Method::POST, uri, None, "", &[]).await.status,
-        StatusCode::UNAUTHORIZED
-    );
-    assert_eq!(
-        call(
-            r,
-            Method::POST,
-            &format!("{uri}?user.name=alice"),
-            None,
-            "",
-            &[]
-        )
-        .await
-        .error(),
-        "403 ForbiddenException: user alice is not a cluster administrator (yarn.admin.acl) and may not refresh the nodes"
-    );
+    refresh_is_for_admins(r, uri, "the nodes").await;
     let mut refused = String::new();
     for body in [
         json!({"graceful": false, "timeoutSecs": 5}),
