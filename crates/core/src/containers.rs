@@ -393,6 +393,8 @@ impl ResourceManager {
         node.allocated -= container.resource;
         if node.draining.is_some() {
             self.drain_container_ended(container.node, container.resource);
+        } else if node.overcommit.is_some() {
+            self.overcommitted_container_ended(container.node);
         }
         let node = self.nodes.get_mut(container.node);
         let pos = container.node_pos as usize;

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use weft_model::{AppId, NodeId, Resource, Time};
 
 use crate::input::Drain;
-use crate::nodes::{Draining, NodeIdx};
+use crate::nodes::{Draining, NodeIdx, Overcommit};
 use crate::output::{Event, NodeError, NodeState};
 use crate::rm::ResourceManager;
 
@@ -104,6 +104,9 @@ impl ResourceManager {
     /// its room goes, with its reservation and any room preemption set aside
     /// on it, since nobody can be given it any more.
     pub(crate) fn start_draining(&mut self, idx: NodeIdx, draining: Box<Draining>) {
+        // The drain's own terms govern now; its room to give back is the
+        // size the operator set (`draining.full_capability`).
+        self.clear_overcommit(idx);
         self.release_reservation(idx, "its node is being decommissioned");
         self.clear_node_set_asides(idx);
         let nodes = &mut self.nodes;
@@ -144,11 +147,17 @@ impl ResourceManager {
         }
         let n = nodes.get_mut(idx);
         n.state = NodeState::Running;
-        // What it offered before, with what its containers hold now.
-        let regained = draining.full_capability - n.capability;
-        n.capability = draining.full_capability;
-        nodes.capacity += regained;
-        self.capacity_changed();
+        // What it offered before (or was resized to while draining); if its
+        // containers hold more, it is over-committed until they end.
+        let target = draining.full_capability;
+        let offering = target.component_max(n.allocated);
+        if offering != target {
+            n.overcommit = Some(Box::new(Overcommit {
+                target,
+                deadline: None,
+            }));
+        }
+        self.set_offering(idx, offering);
         self.node_changed(node);
         self.events.push(Event::NodeStateChanged {
             node: node.clone(),

@@ -82,13 +82,16 @@ impl ResourceManager {
         );
     }
 
-    /// What a node offers when usable: its capability, or what it had
-    /// before it turned unhealthy.
+    /// What a node offers when usable and its containers fit: its
+    /// capability, what it had before it turned unhealthy, or the size an
+    /// operator gave it below what its containers hold.
     pub(crate) fn usable_capability(&self, idx: NodeIdx) -> weft_model::Resource {
         let node = self.nodes.get(idx);
-        node.unhealthy
-            .as_ref()
-            .map_or(node.capability, |u| u.full_capability)
+        match (&node.unhealthy, &node.overcommit) {
+            (Some(u), _) => u.full_capability,
+            (None, Some(o)) => o.target,
+            (None, None) => node.capability,
+        }
     }
 
     fn announce(&mut self, node: NodeId, state: NodeState, reason: String) {

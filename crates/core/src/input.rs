@@ -41,6 +41,19 @@ pub enum Input {
         /// The node.
         node: NodeId,
     },
+    /// An operator changes what a node offers (YARN's `updateNodeResource`).
+    /// Below what its containers hold, the node is over-committed: it takes
+    /// nothing new, and shrinks as its containers end, until it reaches the
+    /// new size; at `overcommit_timeout` (if any) containers past the new size
+    /// are stopped.
+    NodeResized {
+        /// The node.
+        node: NodeId,
+        /// What it offers from now on.
+        capability: Resource,
+        /// How long its containers may keep it over the new size.
+        overcommit_timeout: Option<Duration>,
+    },
     /// A client asks for a new application id (YARN's `new-application`).
     NewApplication,
     /// A client submits an application.

@@ -225,8 +225,23 @@ impl ResourceManager {
     fn check_draining(&self, problems: &mut Vec<String>) {
         let mut draining = std::collections::BTreeSet::new();
         let mut deadlines = std::collections::BTreeSet::new();
+        let mut overcommit_deadlines = std::collections::BTreeSet::new();
         for idx in self.nodes.indices() {
             let node = self.nodes.get(idx);
+            if let Some(o) = &node.overcommit {
+                if let Some(at) = o.deadline {
+                    overcommit_deadlines.insert((at, idx));
+                }
+                if node.draining.is_none()
+                    && (node.capability != o.target.component_max(node.allocated)
+                        || node.allocated.fits_in(&o.target))
+                {
+                    problems.push(format!(
+                        "over-committed node {} offers {} for a size of {} with {} held",
+                        node.id, node.capability, o.target, node.allocated
+                    ));
+                }
+            }
             let Some(d) = &node.draining else {
                 match (&node.unhealthy, node.state) {
                     (None, NodeState::Running) => {}
@@ -262,12 +277,9 @@ impl ResourceManager {
                     node.id, node.capability, node.allocated
                 ));
             }
-            if !node.capability.fits_in(&d.full_capability) {
-                problems.push(format!(
-                    "draining node {} offers {}, more than the {} it had",
-                    node.id, node.capability, d.full_capability
-                ));
-            }
+        }
+        if overcommit_deadlines != self.nodes.overcommit_deadlines {
+            problems.push("the index of over-commit deadlines is stale".to_owned());
         }
         if draining != self.nodes.draining || deadlines != self.nodes.drain_deadlines {
             problems.push("the index of draining nodes or their deadlines is stale".to_owned());

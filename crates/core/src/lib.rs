@@ -60,6 +60,7 @@ mod nodes;
 mod output;
 mod preemption;
 mod requests;
+mod resize;
 mod rm;
 mod settings;
 mod view;

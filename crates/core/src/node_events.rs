@@ -21,40 +21,48 @@ use crate::rm::{InactiveNode, ResourceManager};
 const MAX_CONTAINER_SEQ: u64 = (1 << 40) - 1;
 
 impl ResourceManager {
-    pub(crate) fn register_node(
-        &mut self,
-        now: Time,
-        reg: NodeRegistration,
+    /// Whether `node` may offer `capability`: at least the smallest
+    /// container, and a cluster total that stays countable.
+    pub(crate) fn check_capability(
+        &self,
+        node: &NodeId,
+        capability: Resource,
     ) -> Result<(), NodeError> {
         let min = self.settings.scheduler.min_allocation();
-        if reg.capability.memory_mb() == 0
-            || reg.capability.vcores() == 0
-            || !min.fits_in(&reg.capability)
-        {
+        if capability.memory_mb() == 0 || capability.vcores() == 0 || !min.fits_in(&capability) {
             return Err(NodeError::BadCapability {
-                node: reg.node,
-                capability: reg.capability,
+                node: node.clone(),
+                capability,
                 why: "a node must offer at least the minimum allocation of memory and vcores",
             });
         }
         // The cluster's total must stay countable: resource sums saturate at
         // `u64::MAX` (unbounded), and a saturated total cannot give a node back.
-        let known = self.nodes.lookup(&reg.node);
+        let known = self.nodes.lookup(node);
         let others = self.nodes.capacity
             - known.map_or(Resource::ZERO, |idx| self.nodes.get(idx).capability);
         let countable = ResourceType::ALL.iter().all(|ty| {
             others
                 .get(*ty)
-                .checked_add(reg.capability.get(*ty))
+                .checked_add(capability.get(*ty))
                 .is_some_and(|total| total < u64::MAX)
         });
         if !countable {
             return Err(NodeError::BadCapability {
-                node: reg.node,
-                capability: reg.capability,
+                node: node.clone(),
+                capability,
                 why: "added to the other nodes', the cluster's total would be too large to count",
             });
         }
+        Ok(())
+    }
+
+    pub(crate) fn register_node(
+        &mut self,
+        now: Time,
+        reg: NodeRegistration,
+    ) -> Result<(), NodeError> {
+        self.check_capability(&reg.node, reg.capability)?;
         let expires = now + self.settings.scheduler.nm_liveness_expiry;
         let listed: BTreeSet<ContainerId> = reg.running.iter().map(|c| c.container).collect();
         if let Some(idx) = self.nodes.lookup(&reg.node) {
@@ -178,6 +186,7 @@ impl ResourceManager {
             new_allocations: Vec::new(),
             draining: None,
             unhealthy: None,
+            overcommit: None,
         })
     }
 

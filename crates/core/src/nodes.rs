@@ -48,6 +48,19 @@ pub(crate) struct Node {
     /// Set while the node reports itself unhealthy: its capability is then
     /// nothing, and this keeps what it offers once healthy again.
     pub(crate) unhealthy: Option<Box<Unhealthy>>,
+    /// Set while an operator has made the node smaller than what its
+    /// containers hold (`resize`).
+    pub(crate) overcommit: Option<Box<Overcommit>>,
+}
+
+/// A node resized below what its containers hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Overcommit {
+    /// What it is to offer once its containers fit.
+    pub(crate) target: Resource,
+    /// When containers past `target` are stopped; its key in
+    /// `Nodes::overcommit_deadlines`.
+    pub(crate) deadline: Option<Time>,
 }
 
 /// A node whose health checker says it is unfit.
@@ -105,6 +118,8 @@ pub(crate) struct Nodes {
     pub(crate) draining: BTreeSet<NodeIdx>,
     /// (deadline, node) for every draining node with a timeout.
     pub(crate) drain_deadlines: BTreeSet<(Time, NodeIdx)>,
+    /// (deadline, node) for every over-committed node with a timeout.
+    pub(crate) overcommit_deadlines: BTreeSet<(Time, NodeIdx)>,
     /// Sum of running nodes' capabilities (a draining node's shrinks as it drains).
     pub(crate) capacity: Resource,
     pub(crate) n_running: u32,
@@ -183,6 +198,9 @@ impl Nodes {
             if let Some(at) = d.deadline {
                 self.drain_deadlines.remove(&(at, idx));
             }
+        }
+        if let Some(at) = node.overcommit.as_ref().and_then(|o| o.deadline) {
+            self.overcommit_deadlines.remove(&(at, idx));
         }
         self.capacity -= node.capability;
         self.n_running -= 1;

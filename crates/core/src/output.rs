@@ -39,6 +39,9 @@ pub enum Reply {
     /// To `NodeDecommissioning` and `NodeRecommissioned`: the state the node
     /// is in now (`Decommissioned` when it had nothing to drain).
     NodeState(Result<NodeState, NodeError>),
+    /// To `NodeResized`: what the node offers now (more than asked while its
+    /// containers hold more).
+    NodeResized(Result<Resource, NodeError>),
     /// To `NewApplication`.
     NewApplication(NewApplicationReply),
     /// To `AppSubmitted`: accepted (maybe waiting) or refused, with the reason.
@@ -451,6 +454,15 @@ pub enum Event {
         rack: String,
         /// Its capability.
         capability: Resource,
+    },
+    /// An operator changed what a node offers.
+    NodeResized {
+        /// The node.
+        node: NodeId,
+        /// What it offers from now on.
+        capability: Resource,
+        /// What it offers now: more while its containers hold more.
+        offering: Resource,
     },
     /// A node changed state (lost, shut down, unhealthy, draining,
     /// decommissioned, or running again when healthy or recommissioned).

@@ -316,6 +316,7 @@ impl ResourceManager {
         std::mem::swap(&mut self.events, &mut out.events);
         self.expire_nodes(now);
         self.expire_drains(now);
+        self.expire_overcommits(now);
         self.expire_ams(now);
         let reply = match input {
             Input::NodeRegistered(reg) => Reply::NodeRegistered(self.register_node(now, reg)),
@@ -328,6 +329,11 @@ impl ResourceManager {
                 Reply::NodeState(self.decommission_node(now, &node, drain))
             }
             Input::NodeRecommissioned { node } => Reply::NodeState(self.recommission_node(&node)),
+            Input::NodeResized {
+                node,
+                capability,
+                overcommit_timeout,
+            } => Reply::NodeResized(self.resize_node(now, &node, capability, overcommit_timeout)),
             Input::NewApplication => Reply::NewApplication(self.new_application()),
             Input::AppSubmitted(sub) => Reply::Submitted(self.submit(now, sub)),
             Input::AppRecovered(rec) => Reply::Submitted(self.recover_app(now, rec)),
@@ -370,6 +376,9 @@ impl ResourceManager {
             next = next.min(*expiry);
         }
         if let Some((deadline, _)) = self.nodes.drain_deadlines.first() {
+            next = next.min(*deadline);
+        }
+        if let Some((deadline, _)) = self.nodes.overcommit_deadlines.first() {
             next = next.min(*deadline);
         }
         if let Some(kill) = self.preemptor.next_deadline() {

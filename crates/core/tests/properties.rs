@@ -1,6 +1,6 @@
 //! Property tests of the core as a whole: random streams of inputs (nodes
 //! joining, heartbeating with completions, turning unhealthy and back,
-//! leaving, being lost, drained and recommissioned; apps
+//! resized, leaving, being lost, drained and recommissioned; apps
 //! submitting, asking, releasing, blacklisting, finishing, being killed,
 //! moved and reprioritised; config and settings reloads; time passing),
 //! some of them hostile (release lists naming a container twice, another
@@ -49,6 +49,8 @@ enum Op {
     Drain { node: u8, timeout: u8, apps: bool },
     /// An operator takes the node back into service.
     Recommission { node: u8 },
+    /// An operator resizes the node (with an over-commit timeout unless 0).
+    Resize { node: u8, size: u8, timeout: u8 },
     /// A new app.
     Submit {
         queue: u8,
@@ -99,6 +101,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..4u8, any::<bool>()).prop_map(|(node, decommissioned)| Op::Unregister { node, decommissioned }),
         1 => (0..4u8, 0..4u8, any::<bool>()).prop_map(|(node, timeout, apps)| Op::Drain { node, timeout, apps }),
         1 => (0..4u8).prop_map(|node| Op::Recommission { node }),
+        1 => (0..4u8, 0..4u8, 0..3u8).prop_map(|(node, size, timeout)| Op::Resize { node, size, timeout }),
         4 => (0..8u8, 0..3u8, 0..4u8, -1..3i8).prop_map(|(queue, user, am, prio)| Op::Submit { queue, user, am, prio }),
         1 => any::<u8>().prop_map(|app| Op::RegisterAm { app }),
         6 => (any::<u8>(), 0..3u8, 0..6u8, 0..6u8, 0..4u8, 0..4u8)
@@ -403,6 +406,28 @@ impl Harness {
                         timeout,
                         wait_for_apps: apps,
                     },
+                })?;
+            }
+            Op::Resize {
+                node,
+                size,
+                timeout,
+            } => {
+                let capability = match size {
+                    0 => Resource::new(1024, 1),
+                    1 => Resource::new(2048, 8),
+                    2 => Resource::new(8192, 2),
+                    _ => Resource::new(16384, 16),
+                };
+                let overcommit_timeout = match timeout {
+                    0 => None,
+                    1 => Some(Duration::ZERO),
+                    _ => Some(Duration::from_millis(2000)),
+                };
+                self.handle(Input::NodeResized {
+                    node: Self::node_id(node),
+                    capability,
+                    overcommit_timeout,
                 })?;
             }
             Op::Recommission { node } => {

@@ -20,6 +20,8 @@
 //! - `drain NAME [timeout=DURATION] [apps=yes|no]`, `recommission NAME`: a
 //!   graceful decommission (no timeout unless given; waiting for the apps
 //!   that ran on the node unless `apps=no`), and its end by an operator.
+//! - `resize NAME SIZE [timeout=DURATION]`: an operator changes what a node
+//!   offers (with an over-commit timeout if given).
 //! - `submit APP [queue=Q] [user=U] [groups=G1,G2] [prio=N] [am=SIZE|unmanaged]
 //!   [id=application_<ts>_<seq>]` (the id defaults to a fresh one from the RM).
 //! - `register APP`: the AM registers.
@@ -118,6 +120,7 @@ impl Scenario {
             "node" => self.node(&args),
             "unregister" | "decommission" => self.unregister(&args, verb == "decommission"),
             "drain" => self.drain(&args),
+            "resize" => self.resize(&args),
             "recommission" => {
                 let node = self.node_id(args.first().copied())?;
                 Ok(self.input(Input::NodeRecommissioned { node }))
@@ -269,6 +272,28 @@ impl Scenario {
             }
         }
         Ok(self.input(Input::NodeDecommissioning { node, drain }))
+    }
+
+    /// `resize NODE SIZE [timeout=DURATION]`: an operator changes what the
+    /// node offers, with an over-commit timeout if given.
+    fn resize(&mut self, args: &[&str]) -> Result<String, String> {
+        let node = self.node_id(args.first().copied())?;
+        let capability = parse_resource_arg(args.get(1).ok_or("resize needs a size")?)?;
+        let mut overcommit_timeout = None;
+        for arg in args.iter().skip(2) {
+            let d = arg
+                .strip_prefix("timeout=")
+                .ok_or_else(|| format!("resize takes timeout=DURATION, not {arg:?}"))?;
+            overcommit_timeout = Some(
+                d.parse()
+                    .map_err(|e: weft_model::DurationParseError| e.to_string())?,
+            );
+        }
+        Ok(self.input(Input::NodeResized {
+            node,
+            capability,
+            overcommit_timeout,
+        }))
     }
 
     fn submit(&mut self, args: &[&str]) -> Result<String, String> {
@@ -734,6 +759,9 @@ impl Scenario {
             Reply::NodeState(Ok(state)) => {
                 let _ = writeln!(text, "node is {}", state.yarn_name().to_lowercase());
             }
+            Reply::NodeResized(Err(e)) => {
+                let _ = writeln!(text, "error: {e}");
+            }
             Reply::Submitted(Err(e)) => {
                 let _ = writeln!(text, "error: {e}");
             }
@@ -761,6 +789,18 @@ impl Scenario {
                         "{} added in {rack} with {}",
                         self.node_name(node),
                         res(capability)
+                    )
+                }
+                Event::NodeResized {
+                    node,
+                    capability,
+                    offering,
+                } => {
+                    format!(
+                        "{} resized to {}, offering {}",
+                        self.node_name(node),
+                        res(capability),
+                        res(offering)
                     )
                 }
                 Event::NodeStateChanged {
