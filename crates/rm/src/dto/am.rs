@@ -188,6 +188,9 @@ pub struct UpdatedNodeDto {
     /// When a draining node's decommission times out, if it has a timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decommissioning_deadline: Option<EpochMillis>,
+    /// Why an unhealthy node is unfit, by its health checker.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub health_report: String,
 }
 
 impl UpdatedNodeDto {
@@ -210,6 +213,7 @@ impl UpdatedNodeDto {
             used: ResourceDto::from_resource(n.allocated),
             num_containers: n.n_containers,
             decommissioning_deadline: n.drain_deadline.map(epoch_ms),
+            health_report: n.health_report,
         }
     }
 }
@@ -485,6 +489,10 @@ mod tests {
                     Some(Time::from_millis(60_000)),
                 ),
                 node("h2", NodeState::Lost, None),
+                NodeReport {
+                    health_report: "disk full".into(),
+                    ..node("h3", NodeState::Unhealthy, None)
+                },
             ],
         };
         let dto = AllocateResponseDto::from_reply(
@@ -493,7 +501,7 @@ mod tests {
             |t| 1_000_000 + t.as_millis(),
             |_| unreachable!("nothing was allocated"),
         );
-        expect_test::expect![[r#"[{"nodeId":"h1:8041","nodeState":"DECOMMISSIONING","nodeUpdateType":"NODE_DECOMMISSIONING","httpAddress":"h1:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2,"decommissioningDeadline":1060000},{"nodeId":"h2:8041","nodeState":"LOST","nodeUpdateType":"NODE_UNUSABLE","httpAddress":"h2:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2}]"#]].assert_eq(&serde_json::to_string(&dto.updated_nodes).unwrap());
+        expect_test::expect![[r#"[{"nodeId":"h1:8041","nodeState":"DECOMMISSIONING","nodeUpdateType":"NODE_DECOMMISSIONING","httpAddress":"h1:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2,"decommissioningDeadline":1060000},{"nodeId":"h2:8041","nodeState":"LOST","nodeUpdateType":"NODE_UNUSABLE","httpAddress":"h2:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2},{"nodeId":"h3:8041","nodeState":"UNHEALTHY","nodeUpdateType":"NODE_UNUSABLE","httpAddress":"h3:8042","rackName":"/r1","capability":{"memory":2048,"vCores":2},"used":{"memory":2048,"vCores":2},"numContainers":2,"healthReport":"disk full"}]"#]].assert_eq(&serde_json::to_string(&dto.updated_nodes).unwrap());
         // A reply with no changes leaves the field out, as before.
         let quiet = AllocateResponseDto {
             updated_nodes: vec![],
