@@ -34,7 +34,7 @@ use weft_core::{
     MoveError, NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, NodeState,
     RegisterReply, Reply, ResourceManager, SubmitError, SubmitReply,
 };
-use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Time};
+use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
 use crate::access::{AclSettings, Identity};
@@ -249,6 +249,12 @@ pub(crate) enum Command {
         lists: Box<HostLists>,
         terms: RefreshTerms,
         reply: Tx<Vec<NodeChange>>,
+    },
+    ResizeNode {
+        node: NodeId,
+        capability: Resource,
+        overcommit_timeout: Option<weft_model::Duration>,
+        reply: Tx<Resource>,
     },
     AppSnapshot {
         app: AppId,
@@ -468,6 +474,25 @@ impl RmHandle {
         self.call(|reply| Command::RefreshNodes {
             lists: Box::new(lists),
             terms,
+            reply,
+        })
+        .await
+    }
+
+    /// Changes what `node` offers (YARN's `updateNodeResource`); what it
+    /// offers now, which is more than `capability` while its containers
+    /// hold more (over-committed), until they end or `overcommit_timeout`
+    /// passes.
+    pub async fn resize_node(
+        &self,
+        node: NodeId,
+        capability: Resource,
+        overcommit_timeout: Option<weft_model::Duration>,
+    ) -> Result<Resource, RmError> {
+        self.call(|reply| Command::ResizeNode {
+            node,
+            capability,
+            overcommit_timeout,
             reply,
         })
         .await
@@ -871,6 +896,33 @@ impl Actor {
             } => {
                 let changes = self.refresh_nodes(now, *lists, terms);
                 let _ = reply.send(Ok(changes));
+            }
+            Command::ResizeNode {
+                node,
+                capability,
+                overcommit_timeout,
+                reply,
+            } => {
+                let out = self.core.handle(
+                    now,
+                    Input::NodeResized {
+                        node: node.clone(),
+                        capability,
+                        overcommit_timeout,
+                    },
+                );
+                self.absorb(now, &out.events);
+                let res = match out.reply {
+                    Reply::NodeResized(r) => r.map_err(RmError::from),
+                    _ => Err(RmError::Unexpected { what: "resize" }),
+                };
+                if let Err(e) = &res {
+                    tracing::info!(node = %node, capability = %capability, error = %e, "node resize refused");
+                }
+                // An operator who resized a node reads its new size in the
+                // node views at once, as after a refresh of the lists.
+                self.force_publish = true;
+                let _ = reply.send(res);
             }
             Command::AppSnapshot { app, reply } => {
                 self.dirty = was_dirty;
@@ -1477,6 +1529,19 @@ impl Actor {
                 } => {
                     tracing::info!(node = %node, rack = %rack, capability = %capability, "node registered");
                     self.decommissioned.remove(node);
+                }
+                // Logged here, where every resize passes, rather than in the
+                // handler, so the log says what the core decided (offering).
+                Event::NodeResized {
+                    node,
+                    capability,
+                    offering,
+                } => {
+                    if offering == capability {
+                        tracing::info!(node = %node, capability = %capability, "node resized");
+                    } else {
+                        tracing::info!(node = %node, capability = %capability, offering = %offering, "node resized below what its containers hold: over-committed until they end or the over-commit timeout passes");
+                    }
                 }
                 Event::NodeStateChanged {
                     node,

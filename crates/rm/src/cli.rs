@@ -17,8 +17,8 @@ use serde::de::DeserializeOwned;
 use crate::client::{ClientError, RmClient, encode_query};
 use crate::dto::apps::{APP_STATES, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
 use crate::dto::cluster::{
-    NodeDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest, RefreshQueuesDto,
-    SchedulerDto,
+    NodeDto, NodeResourceDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest,
+    RefreshQueuesDto, SchedulerDto,
 };
 
 /// The path of an application typed on the command line, then `rest`. The
@@ -475,6 +475,67 @@ pub async fn rmadmin_refresh_queues(client: &mut RmClient) -> Result<String, Cli
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
+    Ok(out)
+}
+
+/// The longest over-commit timeout `-updateNodeResource` takes, in
+/// seconds: the REST call carries Hadoop's `overCommitTimeout`, an int of
+/// milliseconds, and this many seconds is the most that fits.
+pub const MAX_OVERCOMMIT_TIMEOUT_SECS: i64 = i32::MAX as i64 / 1000;
+
+/// `weft rmadmin -updateNodeResource <nodeId> <memMB> <vcores>
+/// [timeoutSecs]`: what the node offers now, and whether its containers
+/// hold more than the new size (over-committed). The timeout is in
+/// seconds, as every other `weft rmadmin` timeout, and sent as Hadoop's
+/// milliseconds; -1 or none: no timeout.
+pub async fn rmadmin_update_node_resource(
+    client: &mut RmClient,
+    node: &str,
+    memory_mb: u64,
+    vcores: u64,
+    timeout_secs: Option<i64>,
+) -> Result<String, ClientError> {
+    let timeout_ms = match timeout_secs {
+        None | Some(-1) => -1,
+        Some(s) => s.saturating_mul(1000),
+    };
+    let body = serde_json::json!({
+        "resourceOption": {
+            "resource": {"memory": memory_mb, "vCores": vcores},
+            "overCommitTimeout": timeout_ms,
+        }
+    });
+    let path = format!("/ws/v1/cluster/nodes/{}/resource", encode_query(node));
+    let v: serde_json::Value = client.call(Method::POST, &path, Some(&body)).await?;
+    let r: NodeResourceDto = v
+        .get("resourceInfo")
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| ClientError::Unexpected {
+            status: http::StatusCode::OK,
+            why: "the answer has no resourceInfo object".to_owned(),
+        })?;
+    let mut out = format!(
+        "Node {node} resized to {} MB, {} vcores",
+        r.capability.memory, r.capability.vcores
+    );
+    if r.overcommitted {
+        let _ = write!(
+            out,
+            "; it is over-committed: its containers hold more, so it offers {} MB, {} vcores and takes nothing new until they end",
+            r.memory, r.vcores
+        );
+        match timeout_secs {
+            Some(s) if s >= 0 => {
+                let _ = write!(
+                    out,
+                    " (in {s} s the newest containers past the new size are stopped)"
+                );
+            }
+            _ => out.push_str(" (no timeout: they run to their end)"),
+        }
+    }
+    out.push('\n');
     Ok(out)
 }
 

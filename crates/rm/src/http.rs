@@ -137,6 +137,10 @@ pub fn router(state: ApiState) -> Router {
         ("/ws/v1/cluster/nodes", get(cluster::nodes)),
         ("/ws/v1/cluster/nodes/{node}", get(cluster::node)),
         (
+            "/ws/v1/cluster/nodes/{node}/resource",
+            post(cluster::node_resource),
+        ),
+        (
             "/ws/v1/cluster/refresh-queues",
             post(cluster::refresh_queues),
         ),

@@ -68,7 +68,7 @@ enum Command {
     Queue(QueueArgs),
     /// Nodes: -list, -status.
     Node(NodeArgs),
-    /// Administration: -refreshQueues, -refreshNodes.
+    /// Administration: -refreshQueues, -refreshNodes, -updateNodeResource.
     Rmadmin(RmadminArgs),
     /// Drive a running RM with simulated NodeManagers and ApplicationMasters.
     Load(LoadArgs),
@@ -239,7 +239,11 @@ struct NodeArgs {
 /// One command per call, as for `application`; `weft rmadmin` alone is a
 /// usage error (exit 2) like every other missing command.
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("command").args(["refresh_queues", "refresh_nodes"]).required(true)))]
+#[command(group(
+    ArgGroup::new("command")
+        .args(["refresh_queues", "refresh_nodes", "update_node_resource"])
+        .required(true)
+))]
 struct RmadminArgs {
     #[command(flatten)]
     client: OneShotClient,
@@ -278,6 +282,76 @@ struct RmadminArgs {
     /// With -g (the default): the RM enforces the timeout; the command returns at once.
     #[arg(long = "server", requires = "graceful")]
     server_tracking: bool,
+    /// Resize a node: NODE_ID MEMORY_MB VCORES [TIMEOUT_SECS]. Below what its
+    /// containers hold, the node is over-committed: it takes nothing new
+    /// until they end, and after TIMEOUT_SECS (-1 or none: no limit) the
+    /// newest of them past the new size are stopped.
+    // Hadoop's `-updateNodeResource` takes its timeout in milliseconds;
+    // Weft's takes seconds, as its `-refreshNodes -g`, and sends Hadoop's
+    // milliseconds.
+    #[arg(
+        long = "updateNodeResource",
+        value_names = ["NODE_ID", "MEMORY_MB", "VCORES", "TIMEOUT_SECS"],
+        num_args = 3..=4,
+        allow_negative_numbers = true
+    )]
+    update_node_resource: Vec<String>,
+}
+
+/// What `-updateNodeResource` asks for.
+#[derive(Debug, PartialEq, Eq)]
+struct NodeResize {
+    node: String,
+    memory_mb: u64,
+    vcores: u64,
+    timeout_secs: Option<i64>,
+}
+
+impl RmadminArgs {
+    /// `-updateNodeResource`'s values, checked as clap checks the others
+    /// (a bad one is a usage error, exit 2); `None` without it.
+    fn node_resize(&self) -> Result<Option<NodeResize>, clap::Error> {
+        let [node, memory, vcores, rest @ ..] = self.update_node_resource.as_slice() else {
+            return Ok(None);
+        };
+        let bad = |what: &str, value: &str, expected: String| {
+            <Weft as clap::CommandFactory>::command().error(
+                clap::error::ErrorKind::ValueValidation,
+                format!("-updateNodeResource: {what} {value:?} is not {expected}"),
+            )
+        };
+        let size = |what: &str, value: &String| {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| bad(what, value, "a whole number above 0".to_owned()))
+        };
+        let timeout_secs = match rest.first() {
+            None => None,
+            Some(t) => Some(
+                t.parse::<i64>()
+                    .ok()
+                    .filter(|s| (-1..=cli::MAX_OVERCOMMIT_TIMEOUT_SECS).contains(s))
+                    .ok_or_else(|| {
+                        bad(
+                            "TIMEOUT_SECS",
+                            t,
+                            format!(
+                                "a number of seconds from 0 to {}, or -1 for no timeout",
+                                cli::MAX_OVERCOMMIT_TIMEOUT_SECS
+                            ),
+                        )
+                    })?,
+            ),
+        };
+        Ok(Some(NodeResize {
+            node: node.clone(),
+            memory_mb: size("MEMORY_MB", memory)?,
+            vcores: size("VCORES", vcores)?,
+            timeout_secs,
+        }))
+    }
 }
 
 #[derive(Args, Debug)]
@@ -393,6 +467,13 @@ fn init_logging(format: LogFormat, default_level: &str) {
 )]
 fn main() -> ExitCode {
     let args = Weft::parse_from(yarn_spellings(std::env::args()));
+    // Values clap reads as text, checked before anything starts, so a
+    // bad one is a usage error like clap's own (exit 2).
+    if let Command::Rmadmin(a) = &args.command {
+        if let Err(e) = a.node_resize() {
+            e.exit();
+        }
+    }
     // The simulator runs on virtual time in this thread: no logging
     // subscriber, no async runtime.
     if let Command::Sim(sim) = args.command {
@@ -597,12 +678,25 @@ async fn node(a: NodeArgs) -> anyhow::Result<()> {
 
 async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
     let mut c = a.client.connect()?;
+    if let Some(r) = a.node_resize()? {
+        print(
+            cli::rmadmin_update_node_resource(
+                &mut c,
+                &r.node,
+                r.memory_mb,
+                r.vcores,
+                r.timeout_secs,
+            )
+            .await?,
+        );
+        return Ok(());
+    }
     if a.refresh_queues {
         print(cli::rmadmin_refresh_queues(&mut c).await?);
         return Ok(());
     }
     if !a.refresh_nodes {
-        anyhow::bail!("nothing to do: use -refreshQueues or -refreshNodes");
+        anyhow::bail!("nothing to do: use -refreshQueues, -refreshNodes or -updateNodeResource");
     }
     let how = match a.graceful {
         None => cli::RefreshNodes::Forced,
@@ -895,6 +989,66 @@ mod tests {
     }
 
     #[test]
+    fn update_node_resource_reads_a_node_a_size_and_a_timeout_in_seconds() {
+        let parse = |line: &str| {
+            let parsed = Weft::try_parse_from(args(line))?;
+            let Command::Rmadmin(a) = parsed.command else {
+                panic!("parsed as {:?}", parsed.command)
+            };
+            a.node_resize()
+        };
+        assert_eq!(
+            parse("weft rmadmin -updateNodeResource h1:8041 4096 4").unwrap(),
+            Some(NodeResize {
+                node: "h1:8041".into(),
+                memory_mb: 4096,
+                vcores: 4,
+                timeout_secs: None
+            })
+        );
+        let with = |t: &str| {
+            parse(&format!(
+                "weft rmadmin -updateNodeResource h1:8041 4096 4 {t} --request-timeout-ms 100"
+            ))
+        };
+        assert_eq!(with("-1").unwrap().unwrap().timeout_secs, Some(-1));
+        assert_eq!(with("30").unwrap().unwrap().timeout_secs, Some(30));
+        assert!(parse("weft rmadmin -updateNodeResource h1:8041 4096 4 2147483").is_ok());
+        // Usage errors (exit 2): values, their number, another command.
+        for (line, kind) in [
+            ("h1:8041 4096", clap::error::ErrorKind::TooFewValues),
+            (
+                "h1:8041 4096 4 30 5",
+                clap::error::ErrorKind::UnknownArgument,
+            ),
+            ("h1:8041 0 4", clap::error::ErrorKind::ValueValidation),
+            ("h1:8041 4g 4", clap::error::ErrorKind::ValueValidation),
+            ("h1:8041 4096 -4", clap::error::ErrorKind::ValueValidation),
+            ("h1:8041 4096 4 -2", clap::error::ErrorKind::ValueValidation),
+            (
+                "h1:8041 4096 4 2147484",
+                clap::error::ErrorKind::ValueValidation,
+            ),
+            (
+                "h1:8041 4096 4 soon",
+                clap::error::ErrorKind::ValueValidation,
+            ),
+            (
+                "h1:8041 4096 4 -refreshQueues",
+                clap::error::ErrorKind::ArgumentConflict,
+            ),
+        ] {
+            let e = parse(&format!("weft rmadmin -updateNodeResource {line}"))
+                .err()
+                .unwrap_or_else(|| panic!("{line} is accepted"));
+            assert_eq!(e.kind(), kind, "{line}: {e}");
+            assert_eq!(e.exit_code(), 2, "{line}");
+        }
+        let e = parse("weft rmadmin -updateNodeResource h1:8041 4g 4").unwrap_err();
+        assert!(e.to_string().contains("MEMORY_MB \"4g\""), "{e}");
+    }
+
+    #[test]
     fn the_load_generator_needs_a_thread() {
         let e = Weft::try_parse_from(["weft", "load", "--threads", "0"])
             .expect_err("no runtime runs on no thread");
@@ -951,6 +1105,10 @@ mod tests {
         assert_eq!(
             timeout("weft rmadmin -refreshNodes -g 3600 -client -request-timeout-ms 600000"),
             600_000
+        );
+        assert_eq!(
+            timeout("weft rmadmin -updateNodeResource h1:8041 4096 4 -1 -request-timeout-ms 500"),
+            500
         );
         assert_eq!(
             timeout("weft queue -status root --request-timeout-ms 5000"),

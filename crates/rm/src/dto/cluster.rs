@@ -574,3 +574,126 @@ pub struct RefreshQueuesDto {
     /// Warnings about the file (it loaded anyway), `line:column: element: message`.
     pub warnings: Vec<String>,
 }
+
+/// A number in a request body as it was sent: a JSON number, or text (XML
+/// carries every value as text, and Hadoop's JSON reader takes numeric
+/// strings too); anything else is kept only to be refused. Read this way,
+/// rather than as an integer, so that a refusal can name the field: serde
+/// alone would say "expected u64 at line 1 column 40".
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum LooseNumber {
+    /// A whole number.
+    Int(i64),
+    /// Text, to be parsed.
+    Text(String),
+    /// An XML element's text, which the XML reader presents as a map.
+    Xml(XmlText),
+    /// Anything else (a fraction, a number past `i64`, an object, ...).
+    Other(serde::de::IgnoredAny),
+}
+
+impl LooseNumber {
+    /// The whole number sent at `field`, or what is wrong with it.
+    pub fn whole(&self, field: &str) -> Result<i64, crate::dto::InvalidField> {
+        let bad = || {
+            crate::dto::InvalidField::new(
+                field,
+                "is not a whole number (send an integer such as 4096)",
+            )
+        };
+        match self {
+            LooseNumber::Int(n) => Ok(*n),
+            LooseNumber::Text(t) | LooseNumber::Xml(XmlText { text: t }) => {
+                t.trim().parse().map_err(|_| {
+                    crate::dto::InvalidField::new(
+                        field,
+                        format!("{t:?} is not a whole number (send an integer such as 4096)"),
+                    )
+                })
+            }
+            LooseNumber::Other(_) => Err(bad()),
+        }
+    }
+}
+
+/// `<memory>2048</memory>` as the XML reader hands it over.
+#[derive(Debug, Deserialize)]
+pub struct XmlText {
+    /// The element's text.
+    #[serde(rename = "$text")]
+    pub text: String,
+}
+
+/// The body of `POST /ws/v1/cluster/nodes/{nodeid}/resource`: Hadoop's
+/// `ResourceOptionInfo`, either wrapped (`{"resourceOption": {...}}`, as
+/// the JSON is written with its root element) or not (`{"resource": ...,
+/// "overCommitTimeout": ...}`, as Hadoop's own clients and every XML body
+/// send it: XML's root element is not a field).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NodeResourceRequest {
+    /// The wrapped form.
+    #[serde(default)]
+    pub resource_option: Option<ResourceOptionDto>,
+    /// The unwrapped form's resource.
+    #[serde(default)]
+    pub resource: Option<ResourceFieldsDto>,
+    /// The unwrapped form's timeout.
+    #[serde(default)]
+    pub over_commit_timeout: Option<LooseNumber>,
+}
+
+/// Hadoop's `ResourceOptionInfo`: the new size and how long the node's
+/// containers may keep it over that size, in milliseconds (-1: no limit).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceOptionDto {
+    /// The new size.
+    #[serde(default)]
+    pub resource: Option<ResourceFieldsDto>,
+    /// Milliseconds; -1 or absent: no timeout.
+    #[serde(default)]
+    pub over_commit_timeout: Option<LooseNumber>,
+}
+
+/// Hadoop's `ResourceInfo` as a request sends it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceFieldsDto {
+    /// Memory in MB.
+    #[serde(default)]
+    pub memory: Option<LooseNumber>,
+    /// Virtual cores.
+    #[serde(default, rename = "vCores")]
+    pub vcores: Option<LooseNumber>,
+    /// Hadoop 3's per-type list, which its own clients write beside the
+    /// two above; Weft counts memory and vcores only, so it is read and
+    /// set aside rather than refused.
+    #[serde(default, rename = "resourceInformations")]
+    pub resource_informations: Option<serde::de::IgnoredAny>,
+}
+
+/// The answer to `POST /ws/v1/cluster/nodes/{nodeid}/resource`: Hadoop's
+/// `resourceInfo` (what the node offers now, as its `totalResource` shows
+/// it), with Weft's additions saying what was asked for and whether the
+/// node's containers hold more than that.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeResourceDto {
+    /// Memory the node offers now (MB): the new size, or more while it is
+    /// over-committed.
+    pub memory: u64,
+    /// Vcores the node offers now.
+    #[serde(rename = "vCores")]
+    pub vcores: u64,
+    /// Weft's addition: the size asked for, which the node shrinks to as
+    /// its containers end.
+    pub capability: ResourceDto,
+    /// Weft's addition: true while its containers hold more than the new size.
+    pub overcommitted: bool,
+    /// Weft's addition: the over-commit timeout taken, in milliseconds
+    /// (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_commit_timeout: Option<u64>,
+}

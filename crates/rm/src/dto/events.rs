@@ -22,6 +22,15 @@ pub fn event_json(at: EpochMillis, event: &Event) -> Value {
             "time": at, "event": "NodeAdded", "node": node.to_string(), "rack": rack,
             "memoryMB": capability.memory_mb(), "vCores": capability.vcores(),
         }),
+        Event::NodeResized {
+            node,
+            capability,
+            offering,
+        } => json!({
+            "time": at, "event": "NodeResized", "node": node.to_string(),
+            "memoryMB": capability.memory_mb(), "vCores": capability.vcores(),
+            "offeringMemoryMB": offering.memory_mb(), "offeringVCores": offering.vcores(),
+        }),
         Event::NodeStateChanged {
             node,
             state,

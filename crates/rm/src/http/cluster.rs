@@ -1,6 +1,6 @@
 //! Cluster-level handlers of the YARN REST API (`info`, `metrics`,
-//! `scheduler`, `nodes`), the admin `refresh-queues` and `refresh-nodes`,
-//! and the Prometheus text at `/metrics`.
+//! `scheduler`, `nodes`), the admin `refresh-queues`, `refresh-nodes` and
+//! a node's `resource` (resizing it), and the Prometheus text at `/metrics`.
 //!
 //! Reads come from the published views, never from the actor's queue.
 //! `refresh-nodes` reads the hosts files here, off the actor, and hands it
@@ -10,13 +10,18 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 
-use crate::actor::RefreshTerms;
+use weft_core::NodeError;
+use weft_model::Resource;
+
+use crate::actor::{RefreshTerms, RmError};
 use crate::dto::cluster::{
-    ClusterInfoDto, ClusterMetricsDto, NODE_STATES, NodeChangeDto, NodeDto, NodesDto,
-    RefreshNodesDto, RefreshNodesRequest, RefreshQueuesDto, SchedulerDto,
+    ClusterInfoDto, ClusterMetricsDto, LooseNumber, NODE_STATES, NodeChangeDto, NodeDto,
+    NodeResourceDto, NodeResourceRequest, NodesDto, RefreshNodesDto, RefreshNodesRequest,
+    RefreshQueuesDto, ResourceFieldsDto, SchedulerDto,
 };
+use crate::dto::{InvalidField, ResourceDto};
 use crate::hosts::{HostLists, TimeoutSecs};
-use crate::http::codec::{Format, NamedCaller, OptionalPayload, Params, Wire};
+use crate::http::codec::{Format, NamedCaller, OptionalPayload, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, NodeParam};
 use crate::reload::ReloadError;
@@ -182,6 +187,120 @@ pub(super) async fn refresh_nodes(
                 })
                 .collect(),
             warnings,
+        },
+    ))
+}
+
+/// What a resize asks for, read from Hadoop's `ResourceOptionInfo`.
+#[derive(Debug, PartialEq, Eq)]
+struct ResizeTerms {
+    capability: Resource,
+    /// In milliseconds, as Hadoop's `overCommitTimeout`.
+    timeout_ms: Option<u64>,
+    /// Where the resource was in the body, to name it when the core
+    /// refuses the size.
+    resource_field: &'static str,
+}
+
+/// The new size and timeout in `body`, or the field that is wrong and why.
+fn resize_terms(body: NodeResourceRequest) -> Result<ResizeTerms, InvalidField> {
+    let (prefix, resource, timeout) = match body.resource_option {
+        Some(_) if body.resource.is_some() || body.over_commit_timeout.is_some() => {
+            return Err(InvalidField::new(
+                "resourceOption",
+                "send the resource option either wrapped in resourceOption or as resource and overCommitTimeout at the top, not both",
+            ));
+        }
+        Some(o) => ("resourceOption.", o.resource, o.over_commit_timeout),
+        None => ("", body.resource, body.over_commit_timeout),
+    };
+    let resource_field = if prefix.is_empty() {
+        "resource"
+    } else {
+        "resourceOption.resource"
+    };
+    let Some(ResourceFieldsDto { memory, vcores, .. }) = resource else {
+        return Err(InvalidField::new(
+            resource_field,
+            "is missing: send the new size as {\"memory\": MB, \"vCores\": N}",
+        ));
+    };
+    let size = |value: Option<LooseNumber>, name: &str| -> Result<u64, InvalidField> {
+        let field = format!("{resource_field}.{name}");
+        let n = value
+            .ok_or_else(|| InvalidField::new(field.clone(), "is missing"))?
+            .whole(&field)?;
+        u64::try_from(n)
+            .map_err(|_| InvalidField::new(field, format!("is {n}: a size cannot be negative")))
+    };
+    let capability = Resource::new(size(memory, "memory")?, size(vcores, "vCores")?);
+    let field = format!("{prefix}overCommitTimeout");
+    let timeout_ms = match timeout.map(|t| t.whole(&field)).transpose()? {
+        None | Some(-1) => None,
+        // Hadoop's timeout is an int of milliseconds, negative meaning none;
+        // only -1 is taken for none, as `refresh-nodes` takes its timeout.
+        Some(t) if (0..=i64::from(i32::MAX)).contains(&t) => Some(t.unsigned_abs()),
+        Some(t) => {
+            return Err(InvalidField::new(
+                field,
+                format!(
+                    "is {t}: send milliseconds from 0 to {}, or -1 (or nothing) for no timeout",
+                    i32::MAX
+                ),
+            ));
+        }
+    };
+    Ok(ResizeTerms {
+        capability,
+        timeout_ms,
+        resource_field,
+    })
+}
+
+/// `POST /ws/v1/cluster/nodes/{nodeid}/resource` (Hadoop's
+/// `updateNodeResource`): the node offers the new size from now on, or,
+/// while its containers hold more, what they hold until they end or the
+/// over-commit timeout stops the newest of them.
+pub(super) async fn node_resource(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(who): NamedCaller,
+    NodeParam(id): NodeParam,
+    Payload(body): Payload<NodeResourceRequest>,
+) -> Result<Wire<NodeResourceDto>, ApiError> {
+    if !s.0.acl.is_admin(&who) {
+        return Err(ApiError::Forbidden(format!(
+            "user {} is not a cluster administrator (yarn.admin.acl) and may not resize node {id}",
+            who.user
+        )));
+    }
+    let terms = resize_terms(body)?;
+    let timeout = terms.timeout_ms.map(weft_model::Duration::from_millis);
+    tracing::info!(node = %id, capability = %terms.capability, timeout_ms = ?terms.timeout_ms, user = %who.user, "resizing a node");
+    let offering = s
+        .rm()
+        .resize_node(id.clone(), terms.capability, timeout)
+        .await
+        .map_err(|e| match e {
+            RmError::Node(e @ NodeError::BadCapability { .. }) => {
+                ApiError::BadRequest(format!("{}: {e}", terms.resource_field))
+            }
+            // Known, but gone for good: nothing to resize until it is let
+            // back in and registers, with the size it registers with.
+            RmError::Node(NodeError::Decommissioned(_)) => ApiError::Conflict(format!(
+                "node {id} was decommissioned: only a registered node can be resized; once let back in, it registers with its own size"
+            )),
+            e => e.into(),
+        })?;
+    Ok(Wire::ok(
+        format,
+        "resourceInfo",
+        NodeResourceDto {
+            memory: offering.memory_mb(),
+            vcores: offering.vcores(),
+            capability: ResourceDto::from_resource(terms.capability),
+            overcommitted: offering != terms.capability,
+            over_commit_timeout: terms.timeout_ms,
         },
     ))
 }

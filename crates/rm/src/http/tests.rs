@@ -1873,3 +1873,4 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 
 mod decommission;
 mod node_health;
+mod node_resize;
