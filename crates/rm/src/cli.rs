@@ -479,26 +479,21 @@ pub async fn rmadmin_refresh_queues(client: &mut RmClient) -> Result<String, Cli
 }
 
 /// The longest over-commit timeout `-updateNodeResource` takes, in
-/// seconds: the REST call carries Hadoop's `overCommitTimeout`, an int of
-/// milliseconds, and this many seconds is the most that fits.
-pub const MAX_OVERCOMMIT_TIMEOUT_SECS: i64 = i32::MAX as i64 / 1000;
+/// milliseconds: Hadoop's `overCommitTimeout` is an int.
+pub const MAX_OVERCOMMIT_TIMEOUT_MS: i64 = i32::MAX as i64;
 
 /// `weft rmadmin -updateNodeResource <nodeId> <memMB> <vcores>
-/// [timeoutSecs]`: what the node offers now, and whether its containers
+/// [timeoutMs]`: what the node offers now, and whether its containers
 /// hold more than the new size (over-committed). The timeout is in
-/// seconds, as every other `weft rmadmin` timeout, and sent as Hadoop's
-/// milliseconds; -1 or none: no timeout.
+/// milliseconds, as Hadoop's; -1 or none: no timeout.
 pub async fn rmadmin_update_node_resource(
     client: &mut RmClient,
     node: &str,
     memory_mb: u64,
     vcores: u64,
-    timeout_secs: Option<i64>,
+    timeout_ms: Option<i64>,
 ) -> Result<String, ClientError> {
-    let timeout_ms = match timeout_secs {
-        None | Some(-1) => -1,
-        Some(s) => s.saturating_mul(1000),
-    };
+    let timeout_ms = timeout_ms.unwrap_or(-1);
     let body = serde_json::json!({
         "resourceOption": {
             "resource": {"memory": memory_mb, "vCores": vcores},
@@ -525,11 +520,11 @@ pub async fn rmadmin_update_node_resource(
             "; it is over-committed: its containers hold more, so it offers {} MB, {} vcores and takes nothing new until they end",
             r.memory, r.vcores
         );
-        match timeout_secs {
-            Some(s) if s >= 0 => {
+        match timeout_ms {
+            ms if ms >= 0 => {
                 let _ = write!(
                     out,
-                    " (in {s} s the newest containers past the new size are stopped)"
+                    " (in {ms} ms the newest containers past the new size are stopped)"
                 );
             }
             _ => out.push_str(" (no timeout: they run to their end)"),

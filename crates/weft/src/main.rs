@@ -282,16 +282,15 @@ struct RmadminArgs {
     /// With -g (the default): the RM enforces the timeout; the command returns at once.
     #[arg(long = "server", requires = "graceful")]
     server_tracking: bool,
-    /// Resize a node: NODE_ID MEMORY_MB VCORES [TIMEOUT_SECS]. Below what its
+    /// Resize a node: NODE_ID MEMORY_MB VCORES [TIMEOUT_MS]. Below what its
     /// containers hold, the node is over-committed: it takes nothing new
-    /// until they end, and after TIMEOUT_SECS (-1 or none: no limit) the
+    /// until they end, and after TIMEOUT_MS (-1 or none: no limit) the
     /// newest of them past the new size are stopped.
-    // Hadoop's `-updateNodeResource` takes its timeout in milliseconds;
-    // Weft's takes seconds, as its `-refreshNodes -g`, and sends Hadoop's
-    // milliseconds.
+    // Milliseconds, as Hadoop's `yarn rmadmin -updateNodeResource`, so
+    // operators' scripts carry over unchanged.
     #[arg(
         long = "updateNodeResource",
-        value_names = ["NODE_ID", "MEMORY_MB", "VCORES", "TIMEOUT_SECS"],
+        value_names = ["NODE_ID", "MEMORY_MB", "VCORES", "TIMEOUT_MS"],
         num_args = 3..=4,
         allow_negative_numbers = true
     )]
@@ -304,7 +303,7 @@ struct NodeResize {
     node: String,
     memory_mb: u64,
     vcores: u64,
-    timeout_secs: Option<i64>,
+    timeout_ms: Option<i64>,
 }
 
 impl RmadminArgs {
@@ -327,19 +326,19 @@ impl RmadminArgs {
                 .filter(|n| *n > 0)
                 .ok_or_else(|| bad(what, value, "a whole number above 0".to_owned()))
         };
-        let timeout_secs = match rest.first() {
+        let timeout_ms = match rest.first() {
             None => None,
             Some(t) => Some(
                 t.parse::<i64>()
                     .ok()
-                    .filter(|s| (-1..=cli::MAX_OVERCOMMIT_TIMEOUT_SECS).contains(s))
+                    .filter(|ms| (-1..=cli::MAX_OVERCOMMIT_TIMEOUT_MS).contains(ms))
                     .ok_or_else(|| {
                         bad(
-                            "TIMEOUT_SECS",
+                            "TIMEOUT_MS",
                             t,
                             format!(
-                                "a number of seconds from 0 to {}, or -1 for no timeout",
-                                cli::MAX_OVERCOMMIT_TIMEOUT_SECS
+                                "a number of milliseconds from 0 to {}, or -1 for no timeout",
+                                cli::MAX_OVERCOMMIT_TIMEOUT_MS
                             ),
                         )
                     })?,
@@ -349,7 +348,7 @@ impl RmadminArgs {
             node: node.clone(),
             memory_mb: size("MEMORY_MB", memory)?,
             vcores: size("VCORES", vcores)?,
-            timeout_secs,
+            timeout_ms,
         }))
     }
 }
@@ -680,14 +679,8 @@ async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
     let mut c = a.client.connect()?;
     if let Some(r) = a.node_resize()? {
         print(
-            cli::rmadmin_update_node_resource(
-                &mut c,
-                &r.node,
-                r.memory_mb,
-                r.vcores,
-                r.timeout_secs,
-            )
-            .await?,
+            cli::rmadmin_update_node_resource(&mut c, &r.node, r.memory_mb, r.vcores, r.timeout_ms)
+                .await?,
         );
         return Ok(());
     }
@@ -989,7 +982,7 @@ mod tests {
     }
 
     #[test]
-    fn update_node_resource_reads_a_node_a_size_and_a_timeout_in_seconds() {
+    fn update_node_resource_reads_a_node_a_size_and_a_timeout_in_milliseconds() {
         let parse = |line: &str| {
             let parsed = Weft::try_parse_from(args(line))?;
             let Command::Rmadmin(a) = parsed.command else {
@@ -1003,7 +996,7 @@ mod tests {
                 node: "h1:8041".into(),
                 memory_mb: 4096,
                 vcores: 4,
-                timeout_secs: None
+                timeout_ms: None
             })
         );
         let with = |t: &str| {
@@ -1011,9 +1004,9 @@ mod tests {
                 "weft rmadmin -updateNodeResource h1:8041 4096 4 {t} --request-timeout-ms 100"
             ))
         };
-        assert_eq!(with("-1").unwrap().unwrap().timeout_secs, Some(-1));
-        assert_eq!(with("30").unwrap().unwrap().timeout_secs, Some(30));
-        assert!(parse("weft rmadmin -updateNodeResource h1:8041 4096 4 2147483").is_ok());
+        assert_eq!(with("-1").unwrap().unwrap().timeout_ms, Some(-1));
+        assert_eq!(with("30000").unwrap().unwrap().timeout_ms, Some(30000));
+        assert!(parse("weft rmadmin -updateNodeResource h1:8041 4096 4 2147483647").is_ok());
         // Usage errors (exit 2): values, their number, another command.
         for (line, kind) in [
             ("h1:8041 4096", clap::error::ErrorKind::TooFewValues),
@@ -1026,7 +1019,7 @@ mod tests {
             ("h1:8041 4096 -4", clap::error::ErrorKind::ValueValidation),
             ("h1:8041 4096 4 -2", clap::error::ErrorKind::ValueValidation),
             (
-                "h1:8041 4096 4 2147484",
+                "h1:8041 4096 4 2147483648",
                 clap::error::ErrorKind::ValueValidation,
             ),
             (
