@@ -1321,13 +1321,7 @@ impl<'s> Engine<'s> {
                     };
                     let node = self.nodes[n as usize].id.clone();
                     let reply = self.call(Input::NodeRecommissioned { node }, "recommission")?;
-                    if let Reply::NodeState(Err(e)) = reply {
-                        return Err(SimError::Refused {
-                            at: self.now,
-                            what: format!("recommissioning {name}"),
-                            why: e.to_string(),
-                        });
-                    }
+                    self.node_state_taken(reply, || format!("recommissioning {name}"))?;
                 }
             }
             ScenarioEvent::AddNodes(list) => {
@@ -1383,24 +1377,26 @@ impl<'s> Engine<'s> {
         for (n, name) in chosen {
             let node = self.nodes[n as usize].id.clone();
             let reply = self.call(Input::NodeDecommissioning { node, drain }, "drain")?;
-            if let Reply::NodeState(Err(e)) = reply {
-                return Err(SimError::Refused {
-                    at: self.now,
-                    what: format!("draining {name}"),
-                    why: e.to_string(),
-                });
-            }
-        }
-        // New terms for a node already draining count from its drain's
-        // start, so its deadline may have passed already. The core ends
-        // such a drain on its next call: made now, the drain ends when the
-        // terms were given, not at whichever call happens to come next.
-        if self.rm.next_deadline().is_some_and(|d| d <= self.now) {
-            self.stats.ticks += 1;
-            self.last_tick = Some(self.now);
-            self.call(Input::Tick, "tick")?;
+            self.node_state_taken(reply, || format!("draining {name}"))?;
         }
         Ok(())
+    }
+
+    /// A refused drain or recommission fails the run: the engine only asks
+    /// for what a node can take.
+    fn node_state_taken(
+        &self,
+        reply: Reply,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), SimError> {
+        match reply {
+            Reply::NodeState(Err(e)) => Err(SimError::Refused {
+                at: self.now,
+                what: what(),
+                why: e.to_string(),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The index of the node with this host name, or why there is none yet.
