@@ -100,12 +100,7 @@ pub(super) async fn refresh_queues(
     format: Format,
     NamedCaller(who): NamedCaller,
 ) -> Result<Wire<RefreshQueuesDto>, ApiError> {
-    if !s.0.acl.is_admin(&who) {
-        return Err(ApiError::Forbidden(format!(
-            "user {} is not a cluster administrator (yarn.admin.acl) and may not refresh the queues",
-            who.user
-        )));
-    }
+    admin_only(&s, &who, "refresh the queues")?;
     let path = s.0.reloader.status().path.map(|p| p.display().to_string());
     match s.0.reloader.reload_now().await {
         Ok(done) => Ok(Wire::ok(
@@ -128,12 +123,7 @@ pub(super) async fn refresh_nodes(
     NamedCaller(who): NamedCaller,
     OptionalPayload(body): OptionalPayload<RefreshNodesRequest>,
 ) -> Result<Wire<RefreshNodesDto>, ApiError> {
-    if !s.0.acl.is_admin(&who) {
-        return Err(ApiError::Forbidden(format!(
-            "user {} is not a cluster administrator (yarn.admin.acl) and may not refresh the nodes",
-            who.user
-        )));
-    }
+    admin_only(&s, &who, "refresh the nodes")?;
     let timeout = match body.timeout_secs {
         None => None,
         Some(_) if !body.graceful => {
@@ -268,12 +258,7 @@ pub(super) async fn node_resource(
     NodeParam(id): NodeParam,
     Payload(body): Payload<NodeResourceRequest>,
 ) -> Result<Wire<NodeResourceDto>, ApiError> {
-    if !s.0.acl.is_admin(&who) {
-        return Err(ApiError::Forbidden(format!(
-            "user {} is not a cluster administrator (yarn.admin.acl) and may not resize node {id}",
-            who.user
-        )));
-    }
+    admin_only(&s, &who, &format!("resize node {id}"))?;
     let terms = resize_terms(body)?;
     let timeout = terms.timeout_ms.map(weft_model::Duration::from_millis);
     tracing::info!(node = %id, capability = %terms.capability, timeout_ms = ?terms.timeout_ms, user = %who.user, "resizing a node");
@@ -318,4 +303,16 @@ pub(super) async fn prometheus(State(s): State<ApiState>) -> impl IntoResponse {
         )],
         s.0.metrics.render(),
     )
+}
+
+/// The 403 for an admin call (`yarn.admin.acl`) by anyone else; `what` is
+/// what they may not do.
+fn admin_only(s: &ApiState, who: &crate::access::Identity, what: &str) -> Result<(), ApiError> {
+    if s.0.acl.is_admin(who) {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden(format!(
+        "user {} is not a cluster administrator (yarn.admin.acl) and may not {what}",
+        who.user
+    )))
 }
