@@ -18,7 +18,7 @@ use weft_model::{AppId, NodeId, Resource, Time};
 
 use crate::input::Drain;
 use crate::nodes::{Draining, NodeIdx, Overcommit};
-use crate::output::{Event, NodeError, NodeState};
+use crate::output::{NodeError, NodeState};
 use crate::rm::ResourceManager;
 
 impl ResourceManager {
@@ -75,12 +75,7 @@ impl ResourceManager {
                 Some(t) => format!("decommissioning gracefully by an operator (timeout {t})"),
                 None => "decommissioning gracefully by an operator (no timeout)".to_owned(),
             };
-            self.node_changed(node);
-            self.events.push(Event::NodeStateChanged {
-                node: node.clone(),
-                state: NodeState::Decommissioning,
-                reason,
-            });
+            self.node_state_changed(node.clone(), NodeState::Decommissioning, reason);
         }
         self.start_draining(idx, draining);
         // New terms may put the deadline in the past: the node leaves now.
@@ -158,12 +153,11 @@ impl ResourceManager {
             }));
         }
         self.set_offering(idx, offering);
-        self.node_changed(node);
-        self.events.push(Event::NodeStateChanged {
-            node: node.clone(),
-            state: NodeState::Running,
-            reason: "recommissioned by an operator".to_owned(),
-        });
+        self.node_state_changed(
+            node.clone(),
+            NodeState::Running,
+            "recommissioned by an operator".to_owned(),
+        );
         Ok(NodeState::Running)
     }
 
@@ -240,12 +234,11 @@ impl ResourceManager {
             if gone.state != NodeState::Decommissioned {
                 gone.state = NodeState::Decommissioned;
                 gone.since = now;
-                self.node_updates.push(node.clone());
-                self.events.push(Event::NodeStateChanged {
-                    node: node.clone(),
-                    state: NodeState::Decommissioned,
-                    reason: "decommissioned by an operator after it left".to_owned(),
-                });
+                self.node_state_changed(
+                    node.clone(),
+                    NodeState::Decommissioned,
+                    "decommissioned by an operator after it left".to_owned(),
+                );
             }
         }
     }

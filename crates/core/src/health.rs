@@ -9,10 +9,10 @@
 //! health, as Hadoop's does: it is leaving either way. Reports come with
 //! heartbeats (`node_events`).
 
-use weft_model::{NodeId, Time};
+use weft_model::Time;
 
 use crate::nodes::{NodeIdx, Unhealthy};
-use crate::output::{Event, NodeState, StopReason, exit_status};
+use crate::output::{NodeState, StopReason, exit_status};
 use crate::rm::ResourceManager;
 
 impl ResourceManager {
@@ -61,7 +61,7 @@ impl ResourceManager {
         nodes.capacity -= full_capability;
         self.capacity_changed();
         self.max_shares_lowered = true;
-        self.announce(id, NodeState::Unhealthy, reason);
+        self.node_state_changed(id, NodeState::Unhealthy, reason);
     }
 
     fn mark_healthy(&mut self, idx: NodeIdx) {
@@ -75,7 +75,7 @@ impl ResourceManager {
         let id = node.id.clone();
         nodes.capacity += was.full_capability;
         self.capacity_changed();
-        self.announce(
+        self.node_state_changed(
             id,
             NodeState::Running,
             "its health checker reports it healthy again".to_owned(),
@@ -92,14 +92,5 @@ impl ResourceManager {
             (None, Some(o)) => o.target,
             (None, None) => node.capability,
         }
-    }
-
-    fn announce(&mut self, node: NodeId, state: NodeState, reason: String) {
-        self.node_changed(&node);
-        self.events.push(Event::NodeStateChanged {
-            node,
-            state,
-            reason,
-        });
     }
 }

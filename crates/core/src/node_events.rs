@@ -400,12 +400,7 @@ impl ResourceManager {
                 http_address: node.http_address.to_string(),
             },
         );
-        self.node_changed(&node.id);
-        self.events.push(Event::NodeStateChanged {
-            node: node.id,
-            state,
-            reason: reason.to_owned(),
-        });
+        self.node_state_changed(node.id, state, reason.to_owned());
         self.max_shares_lowered = true;
         self.capacity_changed();
         self.flush_capacity();

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use weft_model::NodeId;
 
+use crate::output::{Event, NodeState};
 use crate::rm::ResourceManager;
 use crate::view::NodeReport;
 
@@ -60,6 +61,17 @@ impl ResourceManager {
     /// Notes that a node's state changed, for every live AM to hear.
     pub(crate) fn node_changed(&mut self, node: &NodeId) {
         self.node_updates.push(node.clone());
+    }
+
+    /// A node entered `state`: the event says why, and every live AM hears
+    /// of the node.
+    pub(crate) fn node_state_changed(&mut self, node: NodeId, state: NodeState, reason: String) {
+        self.node_changed(&node);
+        self.events.push(Event::NodeStateChanged {
+            node,
+            state,
+            reason,
+        });
     }
 
     /// The nodes that changed since the app's AM last heard, as they are
