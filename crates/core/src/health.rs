@@ -60,7 +60,6 @@ impl ResourceManager {
         let id = node.id.clone();
         nodes.capacity -= full_capability;
         self.capacity_changed();
-        self.max_shares_lowered = true;
         self.node_state_changed(id, NodeState::Unhealthy, reason);
     }
 

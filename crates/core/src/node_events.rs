@@ -401,7 +401,6 @@ impl ResourceManager {
             },
         );
         self.node_state_changed(node.id, state, reason.to_owned());
-        self.max_shares_lowered = true;
         self.capacity_changed();
         self.flush_capacity();
     }
@@ -417,6 +416,12 @@ impl ResourceManager {
     pub(crate) fn flush_capacity(&mut self) {
         if self.capacity_dirty {
             self.capacity_dirty = false;
+            // A smaller cluster lowers every percentage max share, which may
+            // leave a queue above its max (a node left, drained, fell sick or
+            // was made smaller): the books are right, allocations never do it.
+            if !self.tree.cluster_capacity().fits_in(&self.nodes.capacity) {
+                self.max_shares_lowered = true;
+            }
             self.tree.set_cluster_capacity(self.nodes.capacity);
         }
     }

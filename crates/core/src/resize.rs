@@ -132,7 +132,6 @@ impl ResourceManager {
         }
         node.capability = offering;
         self.nodes.capacity = self.nodes.capacity - old + offering;
-        self.max_shares_lowered = true;
         self.capacity_changed();
     }
 }
