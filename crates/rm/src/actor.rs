@@ -175,8 +175,13 @@ pub struct RefreshTerms {
     /// Drain them (DECOMMISSIONING) rather than decommission them at once.
     pub graceful: bool,
     /// With `graceful`: the timeout for nodes the exclude file gives none
-    /// (`None`: the site's default).
+    /// (`None`: `default_timeout`).
     pub timeout: Option<TimeoutSecs>,
+    /// The site's drain timeout as read for this refresh
+    /// (`yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs`).
+    pub default_timeout: TimeoutSecs,
+    /// Whether a node drained by this refresh also waits for its apps.
+    pub wait_for_apps: bool,
 }
 
 type Tx<T> = oneshot::Sender<Result<T, RmError>>;
@@ -518,11 +523,6 @@ pub(crate) struct ActorSettings {
     pub(crate) acl: AclSettings,
     /// The include and exclude lists in force at start.
     pub(crate) hosts: HostLists,
-    /// A drain's timeout when neither the exclude file nor the refresh
-    /// says one (`yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs`).
-    pub(crate) decommission_timeout: TimeoutSecs,
-    /// Whether a draining node waits for its apps to finish.
-    pub(crate) decommission_wait_for_apps: bool,
 }
 
 #[derive(Default)]
@@ -1128,10 +1128,10 @@ impl Actor {
                         .hosts
                         .exclude_timeout(&node)
                         .or(terms.timeout)
-                        .unwrap_or(self.settings.decommission_timeout);
+                        .unwrap_or(terms.default_timeout);
                     let drain = Drain {
                         timeout: timeout.to_drain_timeout(),
-                        wait_for_apps: self.settings.decommission_wait_for_apps,
+                        wait_for_apps: terms.wait_for_apps,
                     };
                     let input = Input::NodeDecommissioning {
                         node: node.clone(),

@@ -115,6 +115,10 @@ pub struct ServiceSettings {
     /// (default true): a draining node also waits for the apps that ran
     /// containers on it to finish, as Hadoop's watcher always does.
     pub decommission_wait_for_apps: bool,
+    /// The configuration directory the service started from (`None`: the
+    /// built-in copies); `refresh-nodes` reads its `weft-site.xml` again.
+    /// Not a property: set when the directory is loaded.
+    pub conf_dir: Option<PathBuf>,
 }
 
 impl Default for ServiceSettings {
@@ -133,6 +137,7 @@ impl Default for ServiceSettings {
             hosts_files: HostsFiles::default(),
             decommission_timeout: TimeoutSecs(3600),
             decommission_wait_for_apps: true,
+            conf_dir: None,
         }
     }
 }
@@ -261,18 +266,8 @@ impl RmConfig {
         let Some(dir) = dir else {
             return RmConfig::from_texts(EMBEDDED_SITE_FILE, EMBEDDED_ALLOC_FILE);
         };
-        let site_path = dir.join(SITE_FILE_NAME);
-        let site_text = if site_path.exists() {
-            read(&site_path)?
-        } else {
-            "<configuration/>".to_owned()
-        };
-        let site_name = site_path.display().to_string();
         let mut warnings = Vec::new();
-        if !site_path.exists() {
-            warnings.push(format!("{site_name}: not found; using default settings"));
-        }
-        let site = parse_site(&site_name, &site_text, &mut warnings)?;
+        let site = read_site(dir, &mut warnings)?;
         let alloc_path = resolve(dir, &site.scheduler.allocation_file);
         let alloc_name = alloc_path.display().to_string();
         let alloc = if alloc_path.exists() {
@@ -301,10 +296,8 @@ impl RmConfig {
         service.state_store = service
             .state_store
             .map(|p| resolve(dir, &p.to_string_lossy()));
-        let files = &mut service.hosts_files;
-        for path in [&mut files.include, &mut files.exclude] {
-            *path = path.take().map(|p| resolve(dir, &p.to_string_lossy()));
-        }
+        service.hosts_files = service.hosts_files.resolved(dir);
+        service.conf_dir = Some(dir.to_owned());
         let (hosts, host_warnings) = HostLists::load(&service.hosts_files)?;
         warnings.extend(host_warnings);
         Ok(RmConfig {
@@ -344,6 +337,60 @@ impl RmConfig {
             hosts,
             warnings,
         })
+    }
+}
+
+/// `weft-site.xml` in `dir`, or default settings (with a warning) when it
+/// is not there.
+fn read_site(dir: &Path, warnings: &mut Vec<String>) -> Result<Site, ConfigError> {
+    let site_path = dir.join(SITE_FILE_NAME);
+    let site_name = site_path.display().to_string();
+    let site_text = if site_path.exists() {
+        read(&site_path)?
+    } else {
+        warnings.push(format!("{site_name}: not found; using default settings"));
+        "<configuration/>".to_owned()
+    };
+    parse_site(&site_name, &site_text, warnings)
+}
+
+/// The node-list settings of a site file: the properties `refresh-nodes`
+/// reads again on every call, as Hadoop's `rmadmin -refreshNodes` re-reads
+/// yarn-site.xml, so that an operator can name, move or change the exclude
+/// file, or the default drain timeout, without restarting the RM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeListSettings {
+    /// The include and exclude files (resolved against the configuration directory).
+    pub hosts_files: HostsFiles,
+    /// A drain's timeout when neither the exclude file nor the request gives one.
+    pub decommission_timeout: TimeoutSecs,
+    /// Whether a draining node also waits for its apps to finish.
+    pub decommission_wait_for_apps: bool,
+}
+
+impl ServiceSettings {
+    /// The node-list settings as this configuration has them.
+    pub fn node_lists(&self) -> NodeListSettings {
+        NodeListSettings {
+            hosts_files: self.hosts_files.clone(),
+            decommission_timeout: self.decommission_timeout,
+            decommission_wait_for_apps: self.decommission_wait_for_apps,
+        }
+    }
+}
+
+impl NodeListSettings {
+    /// Reads `weft-site.xml` in `dir` again for its node-list settings; with
+    /// the warnings the whole file gives. A site file with a problem
+    /// anywhere is refused as a whole, as it would be at start: applying
+    /// half of a file that would not start the RM would hide the mistake
+    /// until the next restart.
+    pub fn reread(dir: &Path) -> Result<(NodeListSettings, Vec<String>), ConfigError> {
+        let mut warnings = Vec::new();
+        let site = read_site(dir, &mut warnings)?;
+        let mut lists = site.service.node_lists();
+        lists.hosts_files = lists.hosts_files.resolved(dir);
+        Ok((lists, warnings))
     }
 }
 

@@ -100,6 +100,18 @@ pub struct HostsFiles {
     pub exclude: Option<PathBuf>,
 }
 
+impl HostsFiles {
+    /// The files with relative paths taken from `dir` (the configuration
+    /// directory), as every path in the site file is.
+    pub fn resolved(self, dir: &Path) -> HostsFiles {
+        // `join` keeps an absolute path as it is.
+        HostsFiles {
+            include: self.include.map(|p| dir.join(p)),
+            exclude: self.exclude.map(|p| dir.join(p)),
+        }
+    }
+}
+
 /// The lists in force; with neither, every node is allowed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HostLists {

@@ -122,8 +122,6 @@ impl Service {
                 command_queue: config.service.command_queue,
                 acl: acl.clone(),
                 hosts: config.hosts.clone(),
-                decommission_timeout: config.service.decommission_timeout,
-                decommission_wait_for_apps: config.service.decommission_wait_for_apps,
             },
             metrics.clone(),
             event_log,

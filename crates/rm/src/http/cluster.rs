@@ -14,6 +14,7 @@ use weft_core::NodeError;
 use weft_model::Resource;
 
 use crate::actor::{RefreshTerms, RmError};
+use crate::config::NodeListSettings;
 use crate::dto::cluster::{
     ClusterInfoDto, ClusterMetricsDto, LooseNumber, NODE_STATES, NodeChangeDto, NodeDto,
     NodeResourceDto, NodeResourceRequest, NodesDto, RefreshNodesDto, RefreshNodesRequest,
@@ -141,9 +142,21 @@ pub(super) async fn refresh_nodes(
             )));
         }
     };
-    let files = s.0.service.hosts_files.clone();
-    let read = files.clone();
-    let (lists, warnings) = tokio::task::spawn_blocking(move || HostLists::load(&read))
+    // Hadoop re-reads yarn-site.xml on every refresh, so an exclude file
+    // can be named, or the default timeout changed, without a restart.
+    let conf_dir = s.0.service.conf_dir.clone();
+    let at_start = s.0.service.node_lists();
+    let read = tokio::task::spawn_blocking(move || {
+        let (settings, mut warnings) = match &conf_dir {
+            Some(dir) => NodeListSettings::reread(dir).map_err(|e| e.to_string())?,
+            None => (at_start, Vec::new()),
+        };
+        let (lists, list_warnings) =
+            HostLists::load(&settings.hosts_files).map_err(|e| e.to_string())?;
+        warnings.extend(list_warnings);
+        Ok::<_, String>((settings, lists, warnings))
+    });
+    let (settings, lists, warnings) = read
         .await
         .map_err(|e| ApiError::Internal(format!("reading the hosts files panicked: {e}")))?
         .map_err(|e| {
@@ -156,7 +169,10 @@ pub(super) async fn refresh_nodes(
     let terms = RefreshTerms {
         graceful: body.graceful,
         timeout,
+        default_timeout: settings.decommission_timeout,
+        wait_for_apps: settings.decommission_wait_for_apps,
     };
+    let files = settings.hosts_files;
     let changes = s.rm().refresh_nodes(lists, terms).await?;
     let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     Ok(Wire::ok(

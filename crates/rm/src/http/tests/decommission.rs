@@ -478,3 +478,89 @@ async fn refresh_nodes_needs_an_admin_and_a_sound_body() {
     assert!(a.body.contains("<graceful>true</graceful>"), "{}", a.body);
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn refresh_nodes_reads_the_site_file_again() {
+    // An RM started from a directory with no exclude file named at all.
+    let dir = HostsDir::new("site");
+    dir.write("fair-scheduler.xml", testing::ALLOC);
+    dir.write(crate::config::SITE_FILE_NAME, &testing::site(&[]));
+    let config = crate::config::RmConfig::load(Some(&dir.0)).expect("the configuration loads");
+    let service = Service::start(
+        config,
+        crate::clock::Clock::with_epoch_origin(testing::EPOCH),
+    )
+    .expect("the service starts");
+    let rm = Rm {
+        router: service.router(),
+        service,
+    };
+    rm.register("h1:8041", 8192, 8).await;
+    rm.register("h2:8041", 8192, 8).await;
+    rm.running("alice", "a", "h1:8041", 0).await;
+
+    // The operator names an exclude file (relative to the directory), a
+    // default timeout and not waiting for apps, and refreshes: no restart.
+    dir.write("nodes.exclude", "h1\nh2\n");
+    let site = |extra: &[(&str, &str)]| {
+        let mut props = vec![
+            ("yarn.resourcemanager.nodes.exclude-path", "nodes.exclude"),
+            (
+                "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs",
+                "90",
+            ),
+            (
+                "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications",
+                "false",
+            ),
+        ];
+        props.extend_from_slice(extra);
+        testing::site(&props)
+    };
+    dir.write(crate::config::SITE_FILE_NAME, &site(&[]));
+    let a = refresh(&rm, json!({"graceful": true})).await;
+    expect![[r#"
+        h1:8041 RUNNING->DECOMMISSIONING timeout=90 (h1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
+        h2:8041 RUNNING->DECOMMISSIONED (h2 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
+    "#]]
+    .assert_eq(&hide_dir(&changes(&a), &dir));
+    assert_eq!(
+        hide_dir(
+            a.json()["refreshNodes"]["excludePath"].as_str().unwrap(),
+            &dir
+        ),
+        "<dir>/nodes.exclude"
+    );
+
+    // A site file with a problem anywhere is refused as a whole: nothing
+    // changes, not even the nodes the new exclude file would let back.
+    dir.write("nodes.exclude", "");
+    dir.write(
+        crate::config::SITE_FILE_NAME,
+        &site(&[("weft.rm.command-queue", "lots")]),
+    );
+    let a = refresh(&rm, Value::Null).await;
+    assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.body);
+    expect![[r#"
+        400 BadRequestException: <dir>/weft-site.xml: invalid service settings:
+          line 12, column 45: property weft.rm.command-queue: "lots" is not a positive whole number
+        (the lists in force are unchanged)"#]]
+    .assert_eq(&hide_dir(&a.error(), &dir));
+    assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
+
+    // Not waiting for apps (as the site file now says), h1 leaves once its
+    // one container ends, though its app still runs.
+    dir.write("nodes.exclude", "h1\n");
+    dir.write(crate::config::SITE_FILE_NAME, &site(&[]));
+    let am = "container_1700000000000_0001_01_000001";
+    let hb = rm
+        .heartbeat(
+            "h1:8041",
+            1,
+            json!([{"containerId": am, "state": "COMPLETE", "exitStatus": 0}]),
+        )
+        .await;
+    assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
+    assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONED");
+    rm.stop().await;
+}
