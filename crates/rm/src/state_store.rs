@@ -2,23 +2,24 @@
 //! it must remember across a restart to take its applications back, as
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
 //! queue placement chose and the AM's launch context), an AM container
-//! allocated, an attempt that failed, an app that ended.
+//! allocated, an attempt that failed, an app that ended. The graceful
+//! decommissions under way go beside it in `<dir>/nodes.jsonl` (`drains`).
 //!
 //! At start the file is read, folded into the apps still alive, and
 //! rewritten with only those (so it never grows beyond the live apps plus
 //! what happened since the last start); the actor then feeds each to the
 //! core as `Input::AppRecovered`. Containers are not stored: nodes bring
 //! theirs back when they re-register, as YARN's work-preserving recovery
-//! does. Nodes, asks and finished apps are not stored either.
+//! does. Asks and finished apps are not stored either.
 //!
 //! Each record is one `write` on a file opened for appending, with no
 //! `fsync`: the store survives the RM being killed, not the machine losing
 //! power. A line that does not parse (a torn last write, even one torn
 //! inside a character) or cannot be applied is skipped with a warning
 //! rather than stopping the RM, and appended to `apps.jsonl.skipped` before
-//! the rewrite, which would otherwise delete it for good. The file
-//! machinery behind these rules is `lines`, so that other files can follow
-//! them too.
+//! the rewrite, which would otherwise delete it for good. Both files follow
+//! these rules through the same code (`lines`); what their records mean is
+//! theirs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ use weft_model::{AppId, AppPriority, ContainerId, QueuePath};
 use crate::dto::ResourceDto;
 use crate::view::AppExtra;
 
+pub(crate) mod drains;
 mod lines;
 
 use lines::{Fold, JsonLines};
