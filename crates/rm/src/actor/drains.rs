@@ -192,8 +192,8 @@ impl Actor {
                 tracing::info!(node = %node, reason = %why, "node left at once");
                 self.decommissioned.insert(node.clone(), why);
             }
-            // With nothing left to drain, the core decommissioned it; either
-            // way the event ended the record.
+            // With nothing left to drain, the core decommissioned it. Here
+            // as above, the node's event has ended the record.
             Reply::NodeState(Ok(_)) => {}
             Reply::NodeState(Err(e)) => {
                 tracing::warn!(node = %node, error = %e, "the scheduler refused to take back the drain stored for the node");
