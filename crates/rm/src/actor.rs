@@ -17,7 +17,8 @@
 //! container, handed to its node and its AM, forgotten once both have them
 //! or the container ends; see `token`), access checks for kill, move and
 //! priority, the state store's records (with the recovery of the apps
-//! it holds at start), and the include and exclude lists of nodes: which
+//! it holds at start, and of drains as their nodes come back: `drains`),
+//! and the include and exclude lists of nodes: which
 //! nodes may register, and what a refresh of the lists does to the nodes
 //! it disallows (Hadoop's NodesListManager rules, carried out through the
 //! core's decommissioning inputs).
@@ -44,9 +45,14 @@ use crate::dto::nm::NodeHeartbeatResponse;
 use crate::event_log::EventLog;
 use crate::hosts::{Disallowed, HostLists, TimeoutSecs};
 use crate::metrics::{Metrics, SchedulerMetrics};
+use crate::state_store::drains::{DrainStore, StoredDrain};
 use crate::state_store::{StateStore, StoredApp};
 use crate::token::{TokenLedger, TokenSource};
 use crate::view::{AppExtra, AppView, View};
+
+mod drains;
+
+use drains::DrainRecovery;
 
 /// Commands handled in one wake-up, at most.
 const MAX_BATCH: usize = 512;
@@ -557,6 +563,8 @@ struct Actor {
     /// The timeout each draining node was given, for the views (the core
     /// keeps only the deadline); an entry goes when its node stops draining.
     drain_timeouts: BTreeMap<NodeId, TimeoutSecs>,
+    /// Drains kept in the state store, and those it held at start.
+    drain_recovery: DrainRecovery,
     /// Why each decommissioned node was, for the answer that tells it to
     /// shut down; an entry goes when its node registers again.
     decommissioned: BTreeMap<NodeId, String>,
@@ -580,11 +588,14 @@ struct Actor {
 }
 
 /// What the actor keeps across restarts: the state store, and the apps it
-/// held when the RM started, to take back first.
+/// held when the RM started, to take back first; its file of drains, and
+/// the drains it held, to take back as their nodes register again.
 #[derive(Default)]
 pub(crate) struct Recovery {
     pub(crate) store: Option<StateStore>,
     pub(crate) apps: Vec<StoredApp>,
+    pub(crate) drain_store: Option<DrainStore>,
+    pub(crate) drains: Vec<StoredDrain>,
 }
 
 /// Starts the actor on the current runtime; it stops when `shutdown`
@@ -605,6 +616,9 @@ pub(crate) fn spawn(
 ) -> (RmHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(settings.command_queue);
     let hosts = settings.hosts.clone();
+    let drains_wait_until = clock
+        .now()
+        .saturating_add(core.settings().scheduler.nm_liveness_expiry);
     let mut actor = Actor {
         core,
         clock,
@@ -620,6 +634,11 @@ pub(crate) fn spawn(
         node_diagnostics: BTreeMap::new(),
         hosts,
         drain_timeouts: BTreeMap::new(),
+        drain_recovery: DrainRecovery::new(
+            recovery.drain_store,
+            recovery.drains,
+            drains_wait_until,
+        ),
         decommissioned: BTreeMap::new(),
         issued_seq: 0,
         tokens,
@@ -659,6 +678,7 @@ impl Actor {
             }
             let now = self.clock.now();
             self.tick_if_due(now);
+            self.drain_recovery.expire(now);
             for cmd in batch.drain(..) {
                 self.handle(now, cmd);
             }
@@ -965,8 +985,11 @@ impl Actor {
         let node = reg.node.clone();
         // As in Hadoop, a node that was draining may come back (it
         // restarted); its drain goes on.
+        // So may one whose drain the state store kept across an RM restart.
         if let Err(why) = self.hosts.check(&node) {
-            if self.core.node_state(&node) != Some(NodeState::Decommissioning) {
+            if self.core.node_state(&node) != Some(NodeState::Decommissioning)
+                && !self.drain_recovery.is_waiting(&node, now)
+            {
                 tracing::info!(node = %node, reason = %why, "registration refused");
                 return Err(RmError::Disallowed { node, why });
             }
@@ -978,12 +1001,13 @@ impl Actor {
             Reply::NodeRegistered(Ok(())) => {
                 // A (re-)registration starts a new heartbeat sequence.
                 self.nodes.insert(
-                    node,
+                    node.clone(),
                     NodeSession {
                         http_address,
                         ..NodeSession::default()
                     },
                 );
+                self.restore_drain(now, &node);
                 Ok(NodeRegistered {
                     heartbeat_interval_ms: self
                         .core
@@ -1112,6 +1136,8 @@ impl Actor {
         terms: RefreshTerms,
     ) -> Vec<NodeChange> {
         self.hosts = lists;
+        self.drain_recovery
+            .lists_changed(&self.hosts, terms.graceful);
         let mut changes = Vec::new();
         for report in self.core.node_reports() {
             let node = report.id;
@@ -1133,6 +1159,7 @@ impl Actor {
                         timeout: timeout.to_drain_timeout(),
                         wait_for_apps: terms.wait_for_apps,
                     };
+                    let drain = self.drain_recovery.core_terms(&node, drain);
                     let input = Input::NodeDecommissioning {
                         node: node.clone(),
                         drain,
@@ -1177,6 +1204,7 @@ impl Actor {
             if state == NodeState::Decommissioning {
                 if let Some(t) = timeout {
                     self.drain_timeouts.insert(node.clone(), t);
+                    self.record_drain(now, &node, t, terms.wait_for_apps);
                 }
             }
             let shown_timeout = (state == NodeState::Decommissioning)
@@ -1555,6 +1583,7 @@ impl Actor {
                     NodeState::Running => {
                         tracing::info!(node = %node, reason = %reason, "node back in service");
                         self.drain_timeouts.remove(node);
+                        self.drain_recovery.ended(node);
                     }
                     // Still registered: its heartbeats go on, and a healthy
                     // report puts it back (`Running` above).
@@ -1565,6 +1594,7 @@ impl Actor {
                         tracing::info!(node = %node, state = state.yarn_name(), reason = %reason, "node left");
                         self.nodes.remove(node);
                         self.drain_timeouts.remove(node);
+                        self.drain_recovery.ended(node);
                         if *state == NodeState::Decommissioned {
                             self.decommissioned.insert(node.clone(), reason.clone());
                         }

@@ -98,8 +98,8 @@ pub struct ServiceSettings {
     /// `yarn.webapp.enable-rest-app-submissions` (default true).
     pub rest_submissions: bool,
     /// `weft.rm.state-store.dir` (default none: off): where the RM keeps
-    /// what it needs to take its applications back after a restart
-    /// (relative to the configuration directory).
+    /// what it needs to take its applications (and drains) back after a
+    /// restart (relative to the configuration directory).
     pub state_store: Option<PathBuf>,
     /// `yarn.resourcemanager.nodes.include-path` and
     /// `yarn.resourcemanager.nodes.exclude-path` (default none; relative to

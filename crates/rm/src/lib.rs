@@ -7,10 +7,10 @@
 //! and exclude lists of nodes (`hosts`), the wire formats (`dto`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the optional state store
-//! that lets apps survive a restart (`state_store`), the container tokens
-//! that let only a container's AM start it (`token`), start and shutdown
-//! (`server`), and the client side used by the `weft` command (`client`,
-//! `cli`, `load`).
+//! that lets apps and drains survive a restart (`state_store`), the
+//! container tokens that let only a container's AM start it (`token`), start
+//! and shutdown (`server`), and the client side used by the `weft` command
+//! (`client`, `cli`, `load`).
 //!
 //! Scheduling decisions are never made here: this crate only moves data
 //! between the network and the core.

@@ -25,6 +25,7 @@ use crate::event_log::EventLog;
 use crate::http::{ApiParts, ApiState, router};
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
+use crate::state_store::drains::DrainStore;
 use crate::state_store::{StateStore, StateStoreError};
 use crate::token::{TokenError, TokenSource};
 
@@ -103,9 +104,16 @@ impl Service {
                     tracing::warn!("{w}");
                 }
                 tracing::info!(path = %store.path().display(), apps = apps.len(), "state store open");
+                let (drain_store, drains, warnings) = DrainStore::open(dir)?;
+                for w in &warnings {
+                    tracing::warn!("{w}");
+                }
+                tracing::info!(path = %drain_store.path().display(), drains = drains.len(), "state store of drains open");
                 Recovery {
                     store: Some(store),
                     apps,
+                    drain_store: Some(drain_store),
+                    drains,
                 }
             }
             None => Recovery::default(),

@@ -2,25 +2,26 @@
 //! it must remember across a restart to take its applications back, as
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
 //! queue placement chose and the AM's launch context), an AM container
-//! allocated, an attempt that failed, an app that ended.
+//! allocated, an attempt that failed, an app that ended. The graceful
+//! decommissions under way go beside it in `<dir>/nodes.jsonl` (`drains`).
 //!
 //! At start the file is read, folded into the apps still alive, and
 //! rewritten with only those (so it never grows beyond the live apps plus
 //! what happened since the last start); the actor then feeds each to the
 //! core as `Input::AppRecovered`. Containers are not stored: nodes bring
 //! theirs back when they re-register, as YARN's work-preserving recovery
-//! does. Nodes, asks and finished apps are not stored either.
+//! does. Asks and finished apps are not stored either.
 //!
 //! Each record is one `write` on a file opened for appending, with no
 //! `fsync`: the store survives the RM being killed, not the machine losing
 //! power. A line that does not parse (a torn last write, even one torn
 //! inside a character) or cannot be applied is skipped with a warning
 //! rather than stopping the RM, and appended to `apps.jsonl.skipped` before
-//! the rewrite, which would otherwise delete it for good.
+//! the rewrite, which would otherwise delete it for good. Both files follow
+//! these rules through the same code (`lines`); what their records mean is
+//! theirs.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{File, OpenOptions};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -30,6 +31,11 @@ use weft_model::{AppId, AppPriority, ContainerId, QueuePath};
 
 use crate::dto::ResourceDto;
 use crate::view::AppExtra;
+
+pub(crate) mod drains;
+mod lines;
+
+use lines::{Fold, JsonLines};
 
 /// The file in the state directory.
 pub const STATE_FILE_NAME: &str = "apps.jsonl";
@@ -63,12 +69,9 @@ pub struct StoredApp {
 /// The open store: the live apps it knows, and the file it appends to.
 #[derive(Debug)]
 pub struct StateStore {
-    path: PathBuf,
-    file: File,
+    lines: JsonLines,
     /// Apps stored and not ended: records about others are not written.
     live: BTreeSet<AppId>,
-    /// Set after the first write error, so a full disk is reported once.
-    broken: bool,
 }
 
 /// One line of the file.
@@ -116,68 +119,19 @@ impl StateStore {
     /// alive, warnings about lines it skipped, and the store, whose file now
     /// holds only those apps.
     pub fn open(dir: &Path) -> Result<(StateStore, Vec<StoredApp>, Vec<String>), StateStoreError> {
-        let io = |path: &Path| {
-            let path = path.to_owned();
-            move |source| StateStoreError::Io { path, source }
-        };
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-        let path = dir.join(STATE_FILE_NAME);
-        // Bytes, not text: a write torn inside a character is one bad line,
-        // not an unreadable file.
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io(&path)(e)),
-        };
-        let (apps, skipped) = fold(&bytes, &path);
-        let mut warnings = Vec::with_capacity(skipped.len());
-        if !skipped.is_empty() {
-            // Kept before compacting, which would delete them for good.
-            let kept = dir.join(SKIPPED_FILE_NAME);
-            let mut text = Vec::new();
-            for s in &skipped {
-                text.extend_from_slice(s.line);
-                text.push(b'\n');
-                warnings.push(format!("{}; kept in {}", s.warning, kept.display()));
-            }
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&kept)
-                .and_then(|mut f| f.write_all(&text))
-                .map_err(io(&kept))?;
-        }
-        // Compact: the live apps only, written aside and renamed over.
-        let tmp = dir.join(format!("{STATE_FILE_NAME}.tmp"));
-        let mut out = Vec::new();
-        for app in &apps {
-            serde_json::to_writer(&mut out, &compacted(app)).expect("records serialize");
-            out.push(b'\n');
-        }
-        let mut file = File::create(&tmp).map_err(io(&tmp))?;
-        file.write_all(&out).map_err(io(&tmp))?;
-        file.sync_all().map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io(&path))?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .map_err(io(&path))?;
+        let (lines, folded, warnings) = JsonLines::open::<LiveApps>(
+            dir,
+            STATE_FILE_NAME,
+            "applications submitted from now on will not survive a restart",
+        )?;
+        let apps = folded.into_apps();
         let live = apps.iter().map(|a| a.recovered.submission.app).collect();
-        Ok((
-            StateStore {
-                path,
-                file,
-                live,
-                broken: false,
-            },
-            apps,
-            warnings,
-        ))
+        Ok((StateStore { lines, live }, apps, warnings))
     }
 
     /// The file written.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.lines.path()
     }
 
     /// An accepted submission, placed in `queue`.
@@ -196,13 +150,13 @@ impl StateStore {
             attempt: 1,
             am_container_allocated: false,
         };
-        self.append(&record);
+        self.lines.append(&record);
     }
 
     /// An attempt's AM container was allocated.
     pub(crate) fn am_allocated(&mut self, container: ContainerId) {
         if self.live.contains(&container.app()) {
-            self.append(&Record::AmAllocated {
+            self.lines.append(&Record::AmAllocated {
                 container: container.to_string(),
             });
         }
@@ -211,7 +165,7 @@ impl StateStore {
     /// An attempt failed and the next one starts.
     pub(crate) fn attempt_failed(&mut self, app: AppId) {
         if self.live.contains(&app) {
-            self.append(&Record::AttemptFailed {
+            self.lines.append(&Record::AttemptFailed {
                 app: app.to_string(),
             });
         }
@@ -220,67 +174,44 @@ impl StateStore {
     /// The app ended.
     pub(crate) fn ended(&mut self, app: AppId) {
         if self.live.remove(&app) {
-            self.append(&Record::Ended {
+            self.lines.append(&Record::Ended {
                 app: app.to_string(),
             });
         }
     }
+}
 
-    fn append(&mut self, record: &Record) {
-        if self.broken {
-            return;
-        }
-        let mut line = serde_json::to_vec(record).expect("records serialize");
-        line.push(b'\n');
-        // One write on an O_APPEND file: a line is never interleaved.
-        if let Err(e) = self.file.write_all(&line) {
-            self.broken = true;
-            tracing::error!(path = %self.path.display(), error = %e, "cannot write the state store; applications submitted from now on will not survive a restart");
-        }
+/// The apps alive at the file's end, in the order they were submitted.
+#[derive(Default)]
+struct LiveApps {
+    apps: BTreeMap<AppId, StoredApp>,
+    order: Vec<AppId>,
+}
+
+impl LiveApps {
+    fn into_apps(self) -> Vec<StoredApp> {
+        let LiveApps { mut apps, order } = self;
+        order
+            .into_iter()
+            .filter_map(|id| apps.remove(&id))
+            .collect()
     }
 }
 
-/// A line of the file that was not applied.
-struct Skipped<'a> {
-    /// The line as read.
-    line: &'a [u8],
-    /// `path:line: skipped: why`.
-    warning: String,
-}
+impl Fold for LiveApps {
+    type Record = Record;
 
-/// Folds the file's lines into the apps alive at its end, in the order they
-/// were submitted, and the lines skipped, each with its warning.
-fn fold<'a>(bytes: &'a [u8], path: &Path) -> (Vec<StoredApp>, Vec<Skipped<'a>>) {
-    let mut apps: BTreeMap<AppId, StoredApp> = BTreeMap::new();
-    let mut order: Vec<AppId> = Vec::new();
-    let mut skipped = Vec::new();
-    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.trim_ascii().is_empty() {
-            continue;
-        }
-        let skip = |why: String| Skipped {
-            line,
-            warning: format!("{}:{}: skipped: {why}", path.display(), i + 1),
-        };
-        // Invalid UTF-8 is one of serde_json's errors here.
-        let record: Record = match serde_json::from_slice(line) {
-            Ok(r) => r,
-            Err(e) => {
-                skipped.push(skip(format!("not a state record ({e})")));
-                continue;
-            }
-        };
-        match apply(&mut apps, &mut order, record) {
-            Ok(()) => {}
-            Err(why) => skipped.push(skip(why)),
-        }
+    fn apply(&mut self, record: Record) -> Result<(), String> {
+        apply(&mut self.apps, &mut self.order, record)
     }
-    let res = order
-        .into_iter()
-        .filter_map(|id| apps.remove(&id))
-        .collect();
-    (res, skipped)
+
+    fn compacted(&self) -> Vec<Record> {
+        self.order
+            .iter()
+            .filter_map(|id| self.apps.get(id))
+            .map(compacted)
+            .collect()
+    }
 }
 
 /// `attempt` if an attempt after it can still be numbered: the core counts

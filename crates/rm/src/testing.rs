@@ -52,8 +52,14 @@ pub(crate) fn site(extra: &[(&str, &str)]) -> String {
 
 /// A service on the test configuration (plus `extra` site properties).
 pub(crate) fn service(extra: &[(&str, &str)]) -> Service {
+    service_at(extra, EPOCH)
+}
+
+/// A service as `service` makes, whose clock shows `epoch_origin_ms` at
+/// its start: an RM restarted that long after `EPOCH`.
+pub(crate) fn service_at(extra: &[(&str, &str)], epoch_origin_ms: u64) -> Service {
     let config = RmConfig::from_texts(&site(extra), ALLOC).expect("the test configuration loads");
-    Service::start(config, Clock::with_epoch_origin(EPOCH)).expect("the service starts")
+    Service::start(config, Clock::with_epoch_origin(epoch_origin_ms)).expect("the service starts")
 }
 
 /// One answer.

@@ -89,8 +89,8 @@ struct RmArgs {
     /// (overrides weft.rm.event-log.file).
     #[arg(long)]
     event_log: Option<PathBuf>,
-    /// Keep applications across restarts in this directory (overrides
-    /// weft.rm.state-store.dir).
+    /// Keep applications and drains across restarts in this directory
+    /// (overrides weft.rm.state-store.dir).
     #[arg(long)]
     state_store: Option<PathBuf>,
 }

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use super::*;
 
+mod restart;
+
 /// A test's hosts files, in a directory of its own removed at the end.
 struct HostsDir(PathBuf);
 
