@@ -17,6 +17,7 @@ use weft_queue_tree::alloc_file::parse_alloc_file;
 use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError};
 use weft_queue_tree::{AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
 
+use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
 
 /// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
@@ -44,6 +45,8 @@ pub struct RmConfig {
     pub groups: GroupFile,
     /// The include and exclude lists of nodes as first read.
     pub hosts: HostLists,
+    /// The sizes `dynamic-resources.xml` gives nodes, as first read.
+    pub dynamic_resources: DynamicResources,
     /// What looked wrong without being fatal, one line each with file and position.
     pub warnings: Vec<String>,
 }
@@ -115,6 +118,11 @@ pub struct ServiceSettings {
     /// (default true): a draining node also waits for the apps that ran
     /// containers on it to finish, as Hadoop's watcher always does.
     pub decommission_wait_for_apps: bool,
+    /// Where `dynamic-resources.xml` is read, at start and on each
+    /// `refresh-nodes-resources`: the configuration directory's (`None`
+    /// with the built-in configuration). Not a property: Hadoop too reads
+    /// the file from its configuration directory.
+    pub dynamic_resources_file: Option<PathBuf>,
 }
 
 impl Default for ServiceSettings {
@@ -133,6 +141,7 @@ impl Default for ServiceSettings {
             hosts_files: HostsFiles::default(),
             decommission_timeout: TimeoutSecs(3600),
             decommission_wait_for_apps: true,
+            dynamic_resources_file: None,
         }
     }
 }
@@ -175,6 +184,9 @@ pub enum ConfigError {
     /// An include or exclude file cannot be read or is invalid.
     #[error(transparent)]
     Hosts(#[from] HostsError),
+    /// `dynamic-resources.xml` cannot be read or is invalid.
+    #[error(transparent)]
+    DynamicResources(#[from] DynamicResourcesError),
     /// A service property has a bad value.
     #[error("{file}: {}", render_service_problems(problems))]
     Service {
@@ -307,6 +319,12 @@ impl RmConfig {
         }
         let (hosts, host_warnings) = HostLists::load(&service.hosts_files)?;
         warnings.extend(host_warnings);
+        let dynamic_path = dir.join(crate::dynamic_resources::FILE_NAME);
+        let min_allocation = site.core.scheduler.min_allocation();
+        let (dynamic_resources, dynamic_warnings) =
+            DynamicResources::load(&dynamic_path, min_allocation)?.unwrap_or_default();
+        warnings.extend(dynamic_warnings);
+        service.dynamic_resources_file = Some(dynamic_path);
         Ok(RmConfig {
             source: ConfSource::Dir(dir.to_owned()),
             alloc_path: Some(alloc_path),
@@ -315,6 +333,7 @@ impl RmConfig {
             service,
             groups,
             hosts,
+            dynamic_resources,
             warnings,
         })
     }
@@ -342,6 +361,7 @@ impl RmConfig {
             service: site.service,
             groups,
             hosts,
+            dynamic_resources: DynamicResources::default(),
             warnings,
         })
     }
