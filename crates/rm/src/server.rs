@@ -122,6 +122,7 @@ impl Service {
                 command_queue: config.service.command_queue,
                 acl: acl.clone(),
                 hosts: config.hosts.clone(),
+                dynamic_resources: config.dynamic_resources.clone(),
                 decommission_timeout: config.service.decommission_timeout,
                 decommission_wait_for_apps: config.service.decommission_wait_for_apps,
             },
