@@ -17,6 +17,19 @@ use crate::output::{Event, NodeError, StopReason, exit_status};
 use crate::rm::ResourceManager;
 
 impl ResourceManager {
+    /// A registered node's size: what it offers once back in service with
+    /// its containers fitting, whatever a drain, ill health or an
+    /// over-commitment make it offer now (the size it registered with or
+    /// was last resized to); `None` for a node not registered. Drivers
+    /// compare it with a size they mean to give the node.
+    pub fn node_size(&self, node: &NodeId) -> Option<Resource> {
+        let idx = self.nodes.lookup(node)?;
+        Some(match &self.nodes.get(idx).draining {
+            Some(d) => d.full_capability,
+            None => self.usable_capability(idx),
+        })
+    }
+
     pub(crate) fn resize_node(
         &mut self,
         now: Time,

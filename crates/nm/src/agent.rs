@@ -789,6 +789,13 @@ impl Agent {
             containers,
         };
         let answer: NodeRegisterResponse = self.call("/ws/v1/nm/register", &body).await?;
+        // The RM's dynamic-resources.xml decides what this node offers;
+        // the RM sizes and counts its containers, so the agent only says so.
+        if let Some(given) = answer.resource.map(ResourceDto::to_resource) {
+            if given != self.config.capability {
+                tracing::info!(node = %self.node, reported = %self.config.capability, given = %given, "the resource manager gives this node another size (its dynamic-resources.xml)");
+            }
+        }
         Ok(Duration::from_millis(answer.heartbeat_interval_ms.max(1)))
     }
 

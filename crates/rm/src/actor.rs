@@ -22,6 +22,11 @@
 //! nodes may register, and what a refresh of the lists does to the nodes
 //! it disallows (Hadoop's NodesListManager rules, carried out through the
 //! core's decommissioning inputs).
+//!
+//! So are the sizes `dynamic-resources.xml` gives nodes: a node it names
+//! registers with its configured size instead of the one it reports, and a
+//! refresh of the file resizes the registered nodes it changes through the
+//! core's resize, as Hadoop's `refreshNodesResources` does.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -42,6 +47,7 @@ use crate::access::{AclSettings, Identity};
 use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
 use crate::dto::nm::NodeHeartbeatResponse;
+use crate::dynamic_resources::{DynamicResources, Resized, ResourcesRefreshed};
 use crate::event_log::EventLog;
 use crate::hosts::{Disallowed, HostLists, TimeoutSecs};
 use crate::metrics::{Metrics, SchedulerMetrics};
@@ -147,6 +153,9 @@ pub struct NodeRegistered {
     pub heartbeat_interval_ms: u64,
     /// The RM's identity (its start time).
     pub rm_identifier: u64,
+    /// The size the node was given in place of the one it reported,
+    /// from `dynamic-resources.xml` (Hadoop's registration `resource`).
+    pub resource: Option<Resource>,
 }
 
 /// What an AM says about itself when registering.
@@ -266,6 +275,10 @@ pub(crate) enum Command {
         capability: Resource,
         overcommit_timeout: Option<weft_model::Duration>,
         reply: Tx<Resource>,
+    },
+    RefreshNodesResources {
+        resources: Box<DynamicResources>,
+        reply: Tx<ResourcesRefreshed>,
     },
     AppSnapshot {
         app: AppId,
@@ -509,6 +522,20 @@ impl RmHandle {
         .await
     }
 
+    /// Puts a new `dynamic-resources.xml` in force: each registered node
+    /// it gives another size is resized now, and each node it names
+    /// registers with its size from now on.
+    pub async fn refresh_nodes_resources(
+        &self,
+        resources: DynamicResources,
+    ) -> Result<ResourcesRefreshed, RmError> {
+        self.call(|reply| Command::RefreshNodesResources {
+            resources: Box::new(resources),
+            reply,
+        })
+        .await
+    }
+
     /// One application's report as of now (not the published views), so a
     /// client reads its own writes; `None` when the RM does not know it.
     pub async fn app_snapshot(&self, app: AppId) -> Result<AppSnapshot, RmError> {
@@ -529,6 +556,8 @@ pub(crate) struct ActorSettings {
     pub(crate) acl: AclSettings,
     /// The include and exclude lists in force at start.
     pub(crate) hosts: HostLists,
+    /// The sizes `dynamic-resources.xml` gives nodes at start.
+    pub(crate) dynamic_resources: DynamicResources,
 }
 
 #[derive(Default)]
@@ -568,6 +597,8 @@ struct Actor {
     /// Why each decommissioned node was, for the answer that tells it to
     /// shut down; an entry goes when its node registers again.
     decommissioned: BTreeMap<NodeId, String>,
+    /// The sizes `dynamic-resources.xml` gives nodes, in force.
+    dynamic_resources: DynamicResources,
     /// The highest sequence number new-application has given out: a
     /// submission may only use an id issued already. The core counts on
     /// from the highest id submitted, so a made-up id would otherwise take
@@ -619,6 +650,7 @@ pub(crate) fn spawn(
     let drains_wait_until = clock
         .now()
         .saturating_add(core.settings().scheduler.nm_liveness_expiry);
+    let dynamic_resources = settings.dynamic_resources.clone();
     let mut actor = Actor {
         core,
         clock,
@@ -640,6 +672,7 @@ pub(crate) fn spawn(
             drains_wait_until,
         ),
         decommissioned: BTreeMap::new(),
+        dynamic_resources,
         issued_seq: 0,
         tokens,
         owed_tokens: TokenLedger::default(),
@@ -944,6 +977,10 @@ impl Actor {
                 self.force_publish = true;
                 let _ = reply.send(res);
             }
+            Command::RefreshNodesResources { resources, reply } => {
+                let done = self.refresh_nodes_resources(now, *resources);
+                let _ = reply.send(Ok(done));
+            }
             Command::AppSnapshot { app, reply } => {
                 self.dirty = was_dirty;
                 let _ = reply.send(self.app_snapshot(now, app));
@@ -980,7 +1017,7 @@ impl Actor {
     fn register_node(
         &mut self,
         now: Time,
-        reg: NodeRegistration,
+        mut reg: NodeRegistration,
     ) -> Result<NodeRegistered, RmError> {
         let node = reg.node.clone();
         // As in Hadoop, a node that was draining may come back (it
@@ -994,6 +1031,11 @@ impl Actor {
                 return Err(RmError::Disallowed { node, why });
             }
         }
+        // As in Hadoop, the file's size, not the node's, is what it offers.
+        let configured = self.dynamic_resources.apply(&mut reg).map(|reported| {
+            tracing::info!(node = %node, reported = %reported, capability = %reg.capability, "node registers with its size from dynamic-resources.xml instead of the one it reports");
+            reg.capability
+        });
         let http_address = reg.http_address.clone();
         let out = self.core.handle(now, Input::NodeRegistered(reg));
         self.absorb(now, &out.events);
@@ -1016,6 +1058,7 @@ impl Actor {
                         .node_heartbeat_interval
                         .as_millis(),
                     rm_identifier: self.clock.epoch_origin_ms(),
+                    resource: configured,
                 })
             }
             Reply::NodeRegistered(Err(e)) => Err(e.into()),
@@ -1228,6 +1271,56 @@ impl Actor {
         }
         self.force_publish = true;
         changes
+    }
+
+    /// Puts `resources` in force and resizes each registered node it gives
+    /// another size, with the file's over-commit timeout for that node,
+    /// as `-updateNodeResource` would; the nodes it names that are not
+    /// registered take their size when they register.
+    fn refresh_nodes_resources(
+        &mut self,
+        now: Time,
+        resources: DynamicResources,
+    ) -> ResourcesRefreshed {
+        let plan = resources.plan(&self.core);
+        self.dynamic_resources = resources;
+        let mut done = ResourcesRefreshed {
+            not_registered: plan.not_registered,
+            ..ResourcesRefreshed::default()
+        };
+        for r in plan.resizes {
+            let out = self.core.handle(
+                now,
+                Input::NodeResized {
+                    node: r.node.clone(),
+                    capability: r.resources.capability,
+                    overcommit_timeout: r.resources.overcommit_timeout,
+                },
+            );
+            self.absorb(now, &out.events);
+            match out.reply {
+                Reply::NodeResized(Ok(offering)) => {
+                    tracing::info!(node = %r.node, from = %r.previous, to = %r.resources.capability, offering = %offering, "refresh-nodes-resources resized a node");
+                    done.resized.push(Resized {
+                        node: r.node,
+                        previous: r.previous,
+                        capability: r.resources.capability,
+                        offering,
+                        overcommit_timeout: r.resources.overcommit_timeout,
+                    });
+                }
+                Reply::NodeResized(Err(e)) => {
+                    tracing::warn!(node = %r.node, error = %e, "refresh-nodes-resources: the scheduler refused the node's new size");
+                    done.refused
+                        .push(format!("node {} keeps {}: {e}", r.node, r.previous));
+                }
+                _ => {
+                    tracing::error!(node = %r.node, "refresh-nodes-resources: the scheduler answered with an unexpected reply");
+                }
+            }
+        }
+        self.force_publish = true;
+        done
     }
 
     fn submit(

@@ -20,6 +20,7 @@ use crate::dto::cluster::{
     NodeDto, NodeResourceDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest,
     RefreshQueuesDto, SchedulerDto,
 };
+use crate::dto::cluster::{NodeResizeDto, RefreshNodesResourcesDto};
 
 /// The path of an application typed on the command line, then `rest`. The
 /// id is percent-encoded as one path segment, so whatever was typed (a `/`,
@@ -731,6 +732,92 @@ pub async fn rmadmin_refresh_nodes(
         started.elapsed().as_secs()
     ));
     Ok(RefreshNodesOutcome::Done)
+}
+
+/// `weft rmadmin -refreshNodesResources`: the RM rereads
+/// `dynamic-resources.xml` and resizes the registered nodes it changes;
+/// one line per node resized, then the nodes it names that are not
+/// registered, then the file's warnings.
+pub async fn rmadmin_refresh_nodes_resources(client: &mut RmClient) -> Result<String, ClientError> {
+    let r: RefreshNodesResourcesDto = {
+        let v: serde_json::Value = client
+            .call(
+                Method::POST,
+                "/ws/v1/cluster/refresh-nodes-resources",
+                None::<&()>,
+            )
+            .await?;
+        v.get("refreshNodesResources")
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .ok_or_else(|| ClientError::Unexpected {
+                status: http::StatusCode::OK,
+                why: "the answer has no refreshNodesResources object".to_owned(),
+            })?
+    };
+    Ok(describe_nodes_resources(&r))
+}
+
+fn describe_nodes_resources(r: &RefreshNodesResourcesDto) -> String {
+    let mut out = String::new();
+    if !r.found {
+        let _ = writeln!(
+            out,
+            "{} does not exist: no node has a configured size, and nodes register with their own (a node resized before keeps its size until it registers again)",
+            r.path
+        );
+    }
+    let size = |d: &crate::dto::ResourceDto| format!("{} MB, {} vcores", d.memory, d.vcores);
+    for c in &r.changes {
+        let NodeResizeDto {
+            node_id,
+            previous,
+            capability,
+            overcommitted,
+            over_commit_timeout,
+        } = c;
+        let _ = write!(out, "{node_id}: {} -> {}", size(previous), size(capability));
+        if *overcommitted {
+            match over_commit_timeout {
+                Some(ms) => {
+                    let _ = write!(
+                        out,
+                        " (over-committed: its containers hold more; in {ms} ms the newest past the new size are stopped)"
+                    );
+                }
+                None => {
+                    out.push_str(" (over-committed: its containers hold more and run to their end)")
+                }
+            }
+        }
+        out.push('\n');
+    }
+    if r.found && r.changes.is_empty() {
+        match r.configured_nodes {
+            0 => {
+                let _ = writeln!(out, "{} gives no node a size", r.path);
+            }
+            n => {
+                let nodes = if n == 1 { "node" } else { "nodes" };
+                let _ = writeln!(
+                    out,
+                    "no registered node changes size: {} gives {n} {nodes} a size, and each registered one has it already",
+                    r.path
+                );
+            }
+        }
+    }
+    if !r.not_registered.is_empty() {
+        let _ = writeln!(
+            out,
+            "not registered, sized when they register: {}",
+            r.not_registered.join(", ")
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use weft_queue_tree::alloc_file::parse_alloc_file;
 use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError};
 use weft_queue_tree::{AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
 
+use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
 
 /// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
@@ -44,6 +45,8 @@ pub struct RmConfig {
     pub groups: GroupFile,
     /// The include and exclude lists of nodes as first read.
     pub hosts: HostLists,
+    /// The sizes `dynamic-resources.xml` gives nodes, as first read.
+    pub dynamic_resources: DynamicResources,
     /// What looked wrong without being fatal, one line each with file and position.
     pub warnings: Vec<String>,
 }
@@ -180,6 +183,9 @@ pub enum ConfigError {
     /// An include or exclude file cannot be read or is invalid.
     #[error(transparent)]
     Hosts(#[from] HostsError),
+    /// `dynamic-resources.xml` cannot be read or is invalid.
+    #[error(transparent)]
+    DynamicResources(#[from] DynamicResourcesError),
     /// A service property has a bad value.
     #[error("{file}: {}", render_service_problems(problems))]
     Service {
@@ -300,6 +306,11 @@ impl RmConfig {
         service.conf_dir = Some(dir.to_owned());
         let (hosts, host_warnings) = HostLists::load(&service.hosts_files)?;
         warnings.extend(host_warnings);
+        let dynamic_path = dir.join(crate::dynamic_resources::FILE_NAME);
+        let min_allocation = site.core.scheduler.min_allocation();
+        let (dynamic_resources, dynamic_warnings) =
+            DynamicResources::load(&dynamic_path, min_allocation)?.unwrap_or_default();
+        warnings.extend(dynamic_warnings);
         Ok(RmConfig {
             source: ConfSource::Dir(dir.to_owned()),
             alloc_path: Some(alloc_path),
@@ -308,6 +319,7 @@ impl RmConfig {
             service,
             groups,
             hosts,
+            dynamic_resources,
             warnings,
         })
     }
@@ -335,6 +347,7 @@ impl RmConfig {
             service: site.service,
             groups,
             hosts,
+            dynamic_resources: DynamicResources::default(),
             warnings,
         })
     }
@@ -369,6 +382,15 @@ pub struct NodeListSettings {
 }
 
 impl ServiceSettings {
+    /// Where `dynamic-resources.xml` is read, at start and on each
+    /// `refresh-nodes-resources`: in the configuration directory, as Hadoop
+    /// reads it from its own (`None` with the built-in configuration).
+    pub fn dynamic_resources_file(&self) -> Option<PathBuf> {
+        self.conf_dir
+            .as_ref()
+            .map(|d| d.join(crate::dynamic_resources::FILE_NAME))
+    }
+
     /// The node-list settings as this configuration has them.
     pub fn node_lists(&self) -> NodeListSettings {
         NodeListSettings {

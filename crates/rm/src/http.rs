@@ -145,6 +145,10 @@ pub fn router(state: ApiState) -> Router {
             post(cluster::refresh_queues),
         ),
         ("/ws/v1/cluster/refresh-nodes", post(cluster::refresh_nodes)),
+        (
+            "/ws/v1/cluster/refresh-nodes-resources",
+            post(cluster::refresh_nodes_resources),
+        ),
         ("/ws/v1/cluster/apps", get(apps::list).post(apps::submit)),
         (
             "/ws/v1/cluster/apps/new-application",

@@ -4,7 +4,8 @@
 //! requests into commands and await the reply; the real clock becomes the
 //! core's `Time` in one place (`clock`); GETs read published snapshots
 //! (`view`). Around that: configuration loading (`config`), the include
-//! and exclude lists of nodes (`hosts`), the wire formats (`dto`),
+//! and exclude lists of nodes (`hosts`), the sizes operators give nodes
+//! (`dynamic_resources`), the wire formats (`dto`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the optional state store
 //! that lets apps and drains survive a restart (`state_store`), the
@@ -22,6 +23,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod dto;
+pub mod dynamic_resources;
 mod event_log;
 pub mod hosts;
 pub mod http;

@@ -130,6 +130,7 @@ impl Service {
                 command_queue: config.service.command_queue,
                 acl: acl.clone(),
                 hosts: config.hosts.clone(),
+                dynamic_resources: config.dynamic_resources.clone(),
             },
             metrics.clone(),
             event_log,

@@ -587,6 +587,84 @@ async fn rmadmin_refresh_nodes_drains_and_waits() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `weft rmadmin -refreshNodesResources` prints each node it resized, the
+/// nodes the file names that are not registered, and the file's warnings;
+/// a bad file fails the command with the RM's words.
+#[tokio::test(start_paused = true)]
+async fn rmadmin_refresh_nodes_resources_prints_what_changed() {
+    let dir = temp_dir("refresh-nodes-resources");
+    std::fs::write(dir.join("weft-site.xml"), site(&[])).unwrap();
+    std::fs::write(dir.join("fair-scheduler.xml"), ALLOC).unwrap();
+    let file = dir.join("dynamic-resources.xml");
+    let server = serve(RmConfig::load(Some(&dir)).unwrap()).await;
+    let hide = |text: &str| text.replace(&dir.display().to_string(), "<dir>");
+    let mut nm = server.client("yarn");
+    let mut admin = server.client("yarn");
+    register(&mut nm, "n1:8041").await;
+    register(&mut nm, "n2:8041").await;
+
+    let out = cli::rmadmin_refresh_nodes_resources(&mut admin)
+        .await
+        .unwrap();
+    expect![[r#"
+        <dir>/dynamic-resources.xml does not exist: no node has a configured size, and nodes register with their own (a node resized before keeps its size until it registers again)
+    "#]]
+    .assert_eq(&hide(&out));
+
+    std::fs::write(
+        &file,
+        weft_test_support::site_xml(&[
+            ("yarn.resource.dynamic.nodes", "n1:8041, n2:8041, n3:8041"),
+            ("yarn.resource.dynamic.n1:8041.memory", "4096"),
+            ("yarn.resource.dynamic.n1:8041.vcores", "4"),
+            ("yarn.resource.dynamic.n2:8041.memory", "8192"),
+            ("yarn.resource.dynamic.n2:8041.vcores", "8"),
+            ("yarn.resource.dynamic.n3:8041.memory", "2048"),
+            ("yarn.resource.dynamic.n3:8041.vcores", "2"),
+            ("yarn.resource.dynamic.n3:8041.vcore", "2"),
+        ]),
+    )
+    .unwrap();
+    let out = cli::rmadmin_refresh_nodes_resources(&mut admin)
+        .await
+        .unwrap();
+    expect![[r#"
+        n1:8041: 8192 MB, 8 vcores -> 4096 MB, 4 vcores
+        not registered, sized when they register: n3:8041
+        warning: <dir>/dynamic-resources.xml: line 9, column 59: unknown property yarn.resource.dynamic.n3:8041.vcore (a typo?) is ignored: a node's properties are yarn.resource.dynamic.<host:port>.memory, .vcores and .overcommittimeout
+    "#]]
+    .assert_eq(&hide(&out));
+    let listed = cli::node_status(&mut admin, "n1:8041").await.unwrap();
+    assert!(listed.contains("Memory-Capacity : 4096MB"), "{listed}");
+
+    let out = cli::rmadmin_refresh_nodes_resources(&mut admin)
+        .await
+        .unwrap();
+    expect![[r#"
+        no registered node changes size: <dir>/dynamic-resources.xml gives 3 nodes a size, and each registered one has it already
+        not registered, sized when they register: n3:8041
+        warning: <dir>/dynamic-resources.xml: line 9, column 59: unknown property yarn.resource.dynamic.n3:8041.vcore (a typo?) is ignored: a node's properties are yarn.resource.dynamic.<host:port>.memory, .vcores and .overcommittimeout
+    "#]]
+    .assert_eq(&hide(&out));
+
+    std::fs::write(
+        &file,
+        weft_test_support::site_xml(&[("yarn.resource.dynamic.nodes", "n1:8041")]),
+    )
+    .unwrap();
+    let e = cli::rmadmin_refresh_nodes_resources(&mut admin)
+        .await
+        .unwrap_err();
+    expect![[r#"
+        400 Bad Request: the dynamic resources file <dir>/dynamic-resources.xml is invalid, so none of it is used:
+          line 2, column 51: property yarn.resource.dynamic.nodes: n1:8041 is listed, but yarn.resource.dynamic.n1:8041.memory is not set: give its memory too
+          line 2, column 51: property yarn.resource.dynamic.nodes: n1:8041 is listed, but yarn.resource.dynamic.n1:8041.vcores is not set: give its vcores too
+        (nothing changed: the sizes in force stay)"#]]
+    .assert_eq(&hide(&e.to_string()));
+    server.shutdown().await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("weft-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -241,7 +241,12 @@ struct NodeArgs {
 #[derive(Args, Debug)]
 #[command(group(
     ArgGroup::new("command")
-        .args(["refresh_queues", "refresh_nodes", "update_node_resource"])
+        .args([
+            "refresh_queues",
+            "refresh_nodes",
+            "refresh_nodes_resources",
+            "update_node_resource"
+        ])
         .required(true)
 ))]
 struct RmadminArgs {
@@ -266,7 +271,7 @@ struct RmadminArgs {
         allow_negative_numbers = true,
         requires = "refresh_nodes",
         // `requires` alone lets `-refreshQueues -g` through when -g has no value.
-        conflicts_with = "refresh_queues",
+        conflicts_with_all = ["refresh_queues", "refresh_nodes_resources"],
         value_parser = clap::value_parser!(i64).range(-1..=i64::from(i32::MAX))
     )]
     graceful: Option<Option<i64>>,
@@ -295,6 +300,11 @@ struct RmadminArgs {
         allow_negative_numbers = true
     )]
     update_node_resource: Vec<String>,
+    /// Reread dynamic-resources.xml in the RM's configuration directory and
+    /// resize the registered nodes it gives another size (the nodes it names
+    /// register with its size from then on).
+    #[arg(long = "refreshNodesResources")]
+    refresh_nodes_resources: bool,
 }
 
 /// What `-updateNodeResource` asks for.
@@ -688,8 +698,14 @@ async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
         print(cli::rmadmin_refresh_queues(&mut c).await?);
         return Ok(());
     }
+    if a.refresh_nodes_resources {
+        print(cli::rmadmin_refresh_nodes_resources(&mut c).await?);
+        return Ok(());
+    }
     if !a.refresh_nodes {
-        anyhow::bail!("nothing to do: use -refreshQueues, -refreshNodes or -updateNodeResource");
+        anyhow::bail!(
+            "nothing to do: use -refreshQueues, -refreshNodes, -refreshNodesResources or -updateNodeResource"
+        );
     }
     let how = match a.graceful {
         None => cli::RefreshNodes::Forced,
@@ -844,7 +860,7 @@ mod tests {
 
     #[test]
     fn one_command_at_a_time_and_modifiers_only_with_theirs() {
-        use clap::error::ErrorKind::{ArgumentConflict, MissingRequiredArgument};
+        use clap::error::ErrorKind::{ArgumentConflict, MissingRequiredArgument, UnknownArgument};
         let refused = [
             // Two commands: one of them used to be dropped in silence.
             (
@@ -908,6 +924,15 @@ mod tests {
                 "weft rmadmin -refreshNodes -g -client -server",
                 ArgumentConflict,
             ),
+            (
+                "weft rmadmin -refreshNodesResources -refreshNodes",
+                ArgumentConflict,
+            ),
+            ("weft rmadmin -refreshNodesResources -g", ArgumentConflict),
+            (
+                "weft rmadmin -refreshNodesResources h1:8041",
+                UnknownArgument,
+            ),
         ];
         for (line, kind) in refused {
             let e = Weft::try_parse_from(args(line))
@@ -931,6 +956,8 @@ mod tests {
             "weft rmadmin -refreshNodes -g 60 -client",
             "weft rmadmin -refreshNodes -g -1 -server",
             "weft rmadmin -refreshNodes -g -client",
+            "weft rmadmin -refreshNodesResources",
+            "weft rmadmin --refreshNodesResources --request-timeout-ms 100",
         ] {
             if let Err(e) = Weft::try_parse_from(args(line)) {
                 panic!("{line} is refused: {e}");
@@ -979,6 +1006,17 @@ mod tests {
                 .unwrap_or_else(|| panic!("-g {bad} is accepted"));
             assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{e}");
         }
+    }
+
+    #[test]
+    fn refresh_nodes_resources_is_a_command_of_its_own() {
+        let parsed = Weft::try_parse_from(args("weft rmadmin -refreshNodesResources")).unwrap();
+        let Command::Rmadmin(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert!(a.refresh_nodes_resources);
+        assert!(!a.refresh_nodes && !a.refresh_queues);
+        assert_eq!(a.node_resize().unwrap(), None);
     }
 
     #[test]

@@ -697,3 +697,45 @@ pub struct NodeResourceDto {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_commit_timeout: Option<u64>,
 }
+
+/// The answer to `POST /ws/v1/cluster/refresh-nodes-resources` (Hadoop's
+/// `refreshNodesResources`, whose RPC answer is empty).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshNodesResourcesDto {
+    /// The file read (`dynamic-resources.xml` in the configuration directory).
+    pub path: String,
+    /// Whether it exists: without it, no node has a configured size.
+    pub found: bool,
+    /// How many nodes it gives a size.
+    pub configured_nodes: usize,
+    /// Each registered node the refresh resized, by id.
+    #[serde(default)]
+    pub changes: Vec<NodeResizeDto>,
+    /// The nodes the file names that are not registered, by id: each
+    /// takes its size when it registers.
+    #[serde(default)]
+    pub not_registered: Vec<String>,
+    /// What the file holds that was ignored (with line and column), and
+    /// any node the scheduler refused its new size.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// One node a refresh of the dynamic resources resized.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeResizeDto {
+    /// `host:port`.
+    pub node_id: String,
+    /// Its size before.
+    pub previous: ResourceDto,
+    /// Its size now, from the file.
+    pub capability: ResourceDto,
+    /// True while its containers hold more than the new size: it offers
+    /// what they hold and takes nothing new until they end.
+    pub overcommitted: bool,
+    /// The file's over-commit timeout for it, in milliseconds (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_commit_timeout: Option<u64>,
+}

@@ -91,6 +91,11 @@ pub struct NodeRegisterResponse {
     pub heartbeat_interval_ms: u64,
     /// The `responseId` the node's first heartbeat carries.
     pub response_id: u64,
+    /// The size the RM gives the node in place of the one it reported
+    /// (`dynamic-resources.xml`), as Hadoop's registration `resource`;
+    /// absent when the node offers what it reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceDto>,
 }
 
 /// `POST /ws/v1/nm/heartbeat`.

@@ -1,10 +1,12 @@
 //! Cluster-level handlers of the YARN REST API (`info`, `metrics`,
-//! `scheduler`, `nodes`), the admin `refresh-queues`, `refresh-nodes` and
-//! a node's `resource` (resizing it), and the Prometheus text at `/metrics`.
+//! `scheduler`, `nodes`), the admin `refresh-queues`, `refresh-nodes`,
+//! `refresh-nodes-resources` and a node's `resource` (resizing it), and the
+//! Prometheus text at `/metrics`.
 //!
 //! Reads come from the published views, never from the actor's queue.
 //! `refresh-nodes` reads the hosts files here, off the actor, and hands it
-//! the lists; what they mean for each node is the actor's.
+//! the lists; what they mean for each node is the actor's. So does
+//! `refresh-nodes-resources` with `dynamic-resources.xml`.
 
 use axum::extract::State;
 use axum::http::header;
@@ -26,6 +28,9 @@ use crate::http::codec::{Format, NamedCaller, OptionalPayload, Params, Payload, 
 use crate::http::error::ApiError;
 use crate::http::{ApiState, NodeParam};
 use crate::reload::ReloadError;
+
+use crate::dto::cluster::{NodeResizeDto, RefreshNodesResourcesDto};
+use crate::dynamic_resources::DynamicResources;
 
 pub(super) async fn info(State(s): State<ApiState>, format: Format) -> Wire<ClusterInfoDto> {
     let view = s.rm().view();
@@ -302,6 +307,66 @@ pub(super) async fn node_resource(
             capability: ResourceDto::from_resource(terms.capability),
             overcommitted: offering != terms.capability,
             over_commit_timeout: terms.timeout_ms,
+        },
+    ))
+}
+
+/// `POST /ws/v1/cluster/refresh-nodes-resources` (Hadoop's
+/// `refreshNodesResources`): rereads `dynamic-resources.xml`, puts it in
+/// force, and resizes each registered node it gives another size.
+pub(super) async fn refresh_nodes_resources(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(who): NamedCaller,
+) -> Result<Wire<RefreshNodesResourcesDto>, ApiError> {
+    admin_only(&s, &who, "refresh the nodes' resources")?;
+    let Some(path) = s.0.service.dynamic_resources_file() else {
+        return Err(ApiError::BadRequest(
+            "the resource manager runs on its built-in configuration and has no dynamic-resources.xml to read; start it with --conf DIR".to_owned(),
+        ));
+    };
+    let min_allocation = s.0.min_allocation;
+    let read = path.clone();
+    let loaded = tokio::task::spawn_blocking(move || DynamicResources::load(&read, min_allocation))
+        .await
+        .map_err(|e| ApiError::Internal(format!("reading {} panicked: {e}", path.display())))?
+        .map_err(|e| {
+            tracing::warn!(error = %e, "refresh-nodes-resources refused: the sizes in force are unchanged");
+            ApiError::BadRequest(format!("{e}\n(nothing changed: the sizes in force stay)"))
+        })?;
+    let found = loaded.is_some();
+    let (resources, mut warnings) = loaded.unwrap_or_default();
+    for w in &warnings {
+        tracing::warn!("{w}");
+    }
+    let configured_nodes = resources.nodes.len();
+    tracing::info!(path = %path.display(), found, nodes = configured_nodes, user = %who.user, "refreshing the nodes' resources");
+    let done = s.rm().refresh_nodes_resources(resources).await?;
+    warnings.extend(done.refused);
+    Ok(Wire::ok(
+        format,
+        "refreshNodesResources",
+        RefreshNodesResourcesDto {
+            path: path.display().to_string(),
+            found,
+            configured_nodes,
+            changes: done
+                .resized
+                .into_iter()
+                .map(|r| NodeResizeDto {
+                    node_id: r.node.to_string(),
+                    previous: ResourceDto::from_resource(r.previous),
+                    capability: ResourceDto::from_resource(r.capability),
+                    overcommitted: r.offering != r.capability,
+                    over_commit_timeout: r.overcommit_timeout.map(|t| t.as_millis()),
+                })
+                .collect(),
+            not_registered: done
+                .not_registered
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            warnings,
         },
     ))
 }

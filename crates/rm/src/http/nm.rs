@@ -11,7 +11,7 @@ use crate::dto::nm::{
     NodeHeartbeatRequest, NodeRegisterRequest, NodeRegisterResponse, NodeUnregisterRequest,
     NodeUnregisterResponse,
 };
-use crate::dto::parse_field;
+use crate::dto::{ResourceDto, parse_field};
 use crate::http::codec::Payload;
 use crate::http::error::ApiError;
 use crate::http::{ApiState, json_response, timed};
@@ -29,6 +29,7 @@ pub(super) async fn register(State(s): State<ApiState>, req: Request) -> Respons
             resource_manager_version: env!("CARGO_PKG_VERSION").to_owned(),
             heartbeat_interval_ms: registered.heartbeat_interval_ms,
             response_id: 0,
+            resource: registered.resource.map(ResourceDto::from_resource),
         }))
     })
     .await

@@ -1872,5 +1872,6 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 }
 
 mod decommission;
+mod dynamic_resources;
 mod node_health;
 mod node_resize;
