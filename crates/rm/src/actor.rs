@@ -44,6 +44,7 @@ use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, T
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
 use crate::access::{AclSettings, Identity};
+use crate::audit::{AuditLog, Entry, Outcome};
 use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
 use crate::dto::nm::NodeHeartbeatResponse;
@@ -556,6 +557,8 @@ pub(crate) struct ActorSettings {
     pub(crate) acl: AclSettings,
     /// The include and exclude lists in force at start.
     pub(crate) hosts: HostLists,
+    /// Where each application's end is recorded, as Hadoop's RMAppManager does.
+    pub(crate) audit: Arc<AuditLog>,
     /// The sizes `dynamic-resources.xml` gives nodes at start.
     pub(crate) dynamic_resources: DynamicResources,
 }
@@ -1558,6 +1561,34 @@ impl Actor {
         }
     }
 
+    /// Records an application's end in the audit log, in Hadoop's words
+    /// (RMAppManager's): a success when it finished, a failure when it
+    /// failed, was rejected or was killed.
+    fn audit_app_end(&self, app: AppId, state: AppState, diagnostics: &str) {
+        let (operation, outcome) = match state {
+            AppState::Finished => ("Application Finished - Succeeded", Outcome::Success),
+            AppState::Killed => (
+                "Application Finished - Killed",
+                Outcome::Failure(diagnostics),
+            ),
+            _ => (
+                "Application Finished - Failed",
+                Outcome::Failure(diagnostics),
+            ),
+        };
+        let user = self.core.app_report(app).map(|r| r.record.user);
+        let app = app.to_string();
+        self.settings.audit.record(&Entry {
+            user: user.as_deref().unwrap_or("dr.who"),
+            ip: None,
+            operation,
+            target: "RMAppManager",
+            outcome,
+            app: Some(&app),
+            node: None,
+        });
+    }
+
     /// Turns the core's decisions into logs, metrics, the event log, the
     /// state store and the shell's own books.
     fn absorb(&mut self, now: Time, events: &[Event]) {
@@ -1631,6 +1662,7 @@ impl Actor {
                 } => {
                     tracing::info!(app = %app, queue = %queue, state = state.yarn_name(), diagnostics = %diagnostics, "application {state}");
                     if state.is_final() {
+                        self.audit_app_end(*app, *state, diagnostics);
                         self.metrics.app_ended(queue, *state);
                         self.ams.remove(app);
                         self.owed_tokens.app_ended(*app);

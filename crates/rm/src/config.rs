@@ -95,6 +95,12 @@ pub struct ServiceSettings {
     /// decision to this file as JSON lines (relative to the configuration
     /// directory).
     pub event_log: Option<PathBuf>,
+    /// `weft.rm.audit-log.file` (default none): also append the audit log
+    /// (every request for a change, and every application's end, in
+    /// Hadoop's RMAuditLogger format) to this file (relative to the
+    /// configuration directory); it always goes to the `weft_rm::audit`
+    /// log target.
+    pub audit_log: Option<PathBuf>,
     /// `weft.rm.groups.file` (default none): users' groups, one
     /// `user: primary other...` per line (relative to the configuration directory).
     pub groups_file: Option<PathBuf>,
@@ -134,6 +140,7 @@ impl Default for ServiceSettings {
             max_request_bytes: 1 << 20,
             command_queue: 65_536,
             event_log: None,
+            audit_log: None,
             groups_file: None,
             rest_submissions: true,
             state_store: None,
@@ -298,6 +305,9 @@ impl RmConfig {
         let mut service = site.service;
         service.event_log = service
             .event_log
+            .map(|p| resolve(dir, &p.to_string_lossy()));
+        service.audit_log = service
+            .audit_log
             .map(|p| resolve(dir, &p.to_string_lossy()));
         service.state_store = service
             .state_store
@@ -487,6 +497,7 @@ const KNOWN_SERVICE: &[&str] = &[
     names::MAX_REQUEST,
     names::COMMAND_QUEUE,
     names::EVENT_LOG,
+    names::AUDIT_LOG,
     names::GROUPS_FILE,
     names::STATE_STORE,
 ];
@@ -500,6 +511,7 @@ mod names {
     pub(super) const MAX_REQUEST: &str = "weft.rm.max-request-bytes";
     pub(super) const COMMAND_QUEUE: &str = "weft.rm.command-queue";
     pub(super) const EVENT_LOG: &str = "weft.rm.event-log.file";
+    pub(super) const AUDIT_LOG: &str = "weft.rm.audit-log.file";
     pub(super) const GROUPS_FILE: &str = "weft.rm.groups.file";
     pub(super) const STATE_STORE: &str = "weft.rm.state-store.dir";
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
@@ -606,6 +618,9 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
             .map(PathBuf::from),
     };
     s.event_log = value(names::EVENT_LOG)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    s.audit_log = value(names::AUDIT_LOG)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
     s.groups_file = value(names::GROUPS_FILE)

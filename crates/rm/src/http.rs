@@ -31,6 +31,7 @@ use weft_queue_tree::{GroupFile, GroupMapping};
 
 use crate::access::{AclSettings, Identity};
 use crate::actor::RmHandle;
+use crate::audit::{self, AuditLog};
 use crate::config::ServiceSettings;
 use crate::http::codec::Format;
 use crate::http::error::{ApiError, InternalDetail, RemoteException};
@@ -45,6 +46,7 @@ pub struct ApiState(Arc<ApiInner>);
 #[derive(Debug)]
 struct ApiInner {
     rm: RmHandle,
+    audit: Arc<AuditLog>,
     metrics: Arc<Metrics>,
     reloader: Arc<Reloader>,
     groups: GroupFile,
@@ -67,6 +69,8 @@ impl std::fmt::Debug for Reloader {
 pub struct ApiParts {
     /// The scheduler.
     pub rm: RmHandle,
+    /// Where requests for changes are recorded.
+    pub audit: Arc<AuditLog>,
     /// The metric registry.
     pub metrics: Arc<Metrics>,
     /// The allocation file's reloader.
@@ -88,6 +92,7 @@ impl ApiState {
     pub fn new(parts: ApiParts) -> ApiState {
         ApiState(Arc::new(ApiInner {
             rm: parts.rm,
+            audit: parts.audit,
             metrics: parts.metrics,
             reloader: parts.reloader,
             groups: parts.groups,
@@ -100,6 +105,10 @@ impl ApiState {
 
     pub(crate) fn rm(&self) -> &RmHandle {
         &self.0.rm
+    }
+
+    pub(crate) fn audit(&self) -> &AuditLog {
+        &self.0.audit
     }
 
     pub(crate) fn max_request_bytes(&self) -> usize {
@@ -118,14 +127,21 @@ impl ApiState {
 pub fn router(state: ApiState) -> Router {
     // The node and AM protocols are the hot path (tens of thousands of calls
     // a second): JSON only, no middleware; their handlers time and log
-    // themselves.
+    // themselves. An AM's registering and unregistering, once each per
+    // attempt, are audited as Hadoop audits them.
+    let audited_am = Router::new()
+        .route("/ws/v1/am/{app}/register", post(am::register))
+        .route("/ws/v1/am/{app}/finish", post(am::finish))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            audit::record_requests,
+        ));
     let protocols = Router::new()
         .route("/ws/v1/nm/register", post(nm::register))
         .route("/ws/v1/nm/heartbeat", post(nm::heartbeat))
         .route("/ws/v1/nm/unregister", post(nm::unregister))
-        .route("/ws/v1/am/{app}/register", post(am::register))
         .route("/ws/v1/am/{app}/allocate", post(am::allocate))
-        .route("/ws/v1/am/{app}/finish", post(am::finish));
+        .merge(audited_am);
     // Hadoop's REST paths (Jersey) also answer with a trailing slash, and
     // scripts use it (`/ws/v1/cluster/apps/?states=RUNNING`), so each is
     // routed both ways.
@@ -171,7 +187,11 @@ pub fn router(state: ApiState) -> Router {
     ];
     let rest = with_trailing_slashes(cluster_routes)
         .route("/metrics", get(cluster::prometheus))
-        .layer(middleware::from_fn(negotiate_errors));
+        .layer(middleware::from_fn(negotiate_errors))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            audit::record_requests,
+        ));
     protocols
         .merge(rest)
         .fallback(not_found)

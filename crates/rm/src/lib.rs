@@ -7,7 +7,8 @@
 //! and exclude lists of nodes (`hosts`), the sizes operators give nodes
 //! (`dynamic_resources`), the wire formats (`dto`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
-//! file (`reload`), the decision log (`event_log`), the optional state store
+//! file (`reload`), the decision log (`event_log`), the audit log of who asked
+//! for which change (`audit`), the optional state store
 //! that lets apps and drains survive a restart (`state_store`), the
 //! container tokens that let only a container's AM start it (`token`), start
 //! and shutdown (`server`), and the client side used by the `weft` command
@@ -18,6 +19,7 @@
 
 pub mod access;
 pub mod actor;
+pub mod audit;
 pub mod cli;
 pub mod client;
 pub mod clock;

@@ -19,6 +19,7 @@ use weft_core::ResourceManager;
 
 use crate::access::AclSettings;
 use crate::actor::{self, ActorSettings, Recovery, RmHandle};
+use crate::audit::AuditLog;
 use crate::clock::Clock;
 use crate::config::RmConfig;
 use crate::event_log::EventLog;
@@ -38,6 +39,14 @@ pub enum StartError {
     /// The decision log could not be opened.
     #[error("cannot open the event log {}: {source}", path.display())]
     EventLog {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The audit log could not be opened.
+    #[error("cannot open the audit log {} (weft.rm.audit-log.file): {source}", path.display())]
+    AuditLog {
         /// The file.
         path: std::path::PathBuf,
         /// What the operating system said.
@@ -93,6 +102,13 @@ impl Service {
             })?),
             None => None,
         };
+        let audit = Arc::new(match &config.service.audit_log {
+            Some(path) => AuditLog::open(path).map_err(|source| StartError::AuditLog {
+                path: path.clone(),
+                source,
+            })?,
+            None => AuditLog::tracing_only(),
+        });
         let acl = AclSettings {
             enabled: scheduler.acl_enable,
             admins: scheduler.admin_acl.clone(),
@@ -130,6 +146,7 @@ impl Service {
                 command_queue: config.service.command_queue,
                 acl: acl.clone(),
                 hosts: config.hosts.clone(),
+                audit: audit.clone(),
                 dynamic_resources: config.dynamic_resources.clone(),
             },
             metrics.clone(),
@@ -146,6 +163,7 @@ impl Service {
         ));
         let state = ApiState::new(ApiParts {
             rm: handle.clone(),
+            audit: audit.clone(),
             metrics: metrics.clone(),
             reloader: reloader.clone(),
             groups: config.groups.clone(),
@@ -228,11 +246,16 @@ impl Service {
         });
         let (stop_http, stop_http_rx) = oneshot::channel::<()>();
         let server = tokio::spawn(
-            axum::serve(listener, self.router())
-                .with_graceful_shutdown(async move {
-                    let _ = stop_http_rx.await;
-                })
-                .into_future(),
+            axum::serve(
+                listener,
+                // The callers' addresses, for the audit log.
+                self.router()
+                    .into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = stop_http_rx.await;
+            })
+            .into_future(),
         );
         let mut actor_died = false;
         if let Some(actor) = &mut self.actor {

@@ -824,6 +824,8 @@ async fn decisions_are_logged_as_json_lines() {
     let log = dir.join("decisions.jsonl");
     let mut config = RmConfig::from_texts(&site(&[]), ALLOC).unwrap();
     config.service.event_log = Some(log.clone());
+    let audit = dir.join("audit.log");
+    config.service.audit_log = Some(audit.clone());
     let server = serve(config).await;
     let mut nm = server.client("yarn");
     let mut alice = server.client("alice");
@@ -832,6 +834,14 @@ async fn decisions_are_logged_as_json_lines() {
     let mut id = 0;
     heartbeat(&mut nm, "n1:8041", &mut id).await;
     server.shutdown().await;
+    // Over TCP the audit lines carry the caller's address.
+    let audit = std::fs::read_to_string(&audit).unwrap();
+    assert!(
+        audit.contains(&format!(
+            "USER=alice\tIP=127.0.0.1\tOPERATION=Submit Application Request\tTARGET=ClientRMService\tRESULT=SUCCESS\tAPPID={app}\n"
+        )),
+        "{audit}"
+    );
     // The log is flushed at shutdown; every line is one JSON object.
     let text = std::fs::read_to_string(&log).unwrap();
     let events: Vec<Value> = text

@@ -1871,6 +1871,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
     rm.stop().await;
 }
 
+mod audit;
 mod decommission;
 mod dynamic_resources;
 mod node_health;
