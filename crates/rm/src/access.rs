@@ -3,11 +3,18 @@
 //! `yarn.admin.acl`) and Hadoop's rules for killing, moving and
 //! re-prioritising apps and for admin calls.
 //!
+//! The cluster administrators and the users' groups can be refreshed while
+//! the RM runs (`refresh-admin-acls`, `refresh-user-groups`), so both sit in
+//! `LiveAccess`, shared by the handlers and the scheduler task; what files
+//! they come from is the handlers' business.
+//!
 //! Submission ACLs are the core's (it checks them on every submission, as
 //! Hadoop's scheduler does); queue ACLs themselves are `weft-queue-tree`'s.
 
+use std::sync::{Arc, PoisonError, RwLock};
+
 use weft_model::QueuePath;
-use weft_queue_tree::{Acl, QueueAccess, QueueTree};
+use weft_queue_tree::{Acl, GroupFile, GroupMapping, QueueAccess, QueueTree};
 
 /// A caller: the user named by `?user.name=` and the user's groups.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +58,92 @@ impl AclSettings {
     /// Whether `who` may put apps in `queue` (moving checks the target this way).
     pub fn may_submit_to(&self, tree: &QueueTree, who: &Identity, queue: &QueuePath) -> bool {
         !self.enabled || tree.has_access(queue, QueueAccess::SubmitApps, &who.user, &who.groups)
+    }
+}
+
+/// The access settings in force, which an administrator may refresh: the
+/// ACL switches with the administrators, and the users' groups. Reads see
+/// one version or the next, never a mix; a lock is held only to copy out or
+/// swap in, never across an await.
+#[derive(Debug)]
+pub struct LiveAccess {
+    acl: RwLock<AclSettings>,
+    groups: RwLock<Arc<GroupFile>>,
+}
+
+impl LiveAccess {
+    /// Access as the configuration gave it at start.
+    pub fn new(acl: AclSettings, groups: GroupFile) -> LiveAccess {
+        LiveAccess {
+            acl: RwLock::new(acl),
+            groups: RwLock::new(Arc::new(groups)),
+        }
+    }
+
+    // A poisoned lock means a writer panicked between two whole values
+    // (each write swaps one in), so what it holds is still sound.
+    fn acl(&self) -> std::sync::RwLockReadGuard<'_, AclSettings> {
+        self.acl.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether `who` is a cluster administrator now.
+    pub fn is_admin(&self, who: &Identity) -> bool {
+        self.acl().is_admin(who)
+    }
+
+    /// Hadoop's rule for changing an app, with the administrators in force.
+    pub fn may_modify_app(
+        &self,
+        tree: &QueueTree,
+        who: &Identity,
+        owner: &str,
+        queue: &QueuePath,
+    ) -> bool {
+        self.acl().may_modify_app(tree, who, owner, queue)
+    }
+
+    /// Whether `who` may put apps in `queue`.
+    pub fn may_submit_to(&self, tree: &QueueTree, who: &Identity, queue: &QueuePath) -> bool {
+        self.acl().may_submit_to(tree, who, queue)
+    }
+
+    /// Whether `yarn.acl.enable` is on.
+    pub fn enabled(&self) -> bool {
+        self.acl().enabled
+    }
+
+    /// `yarn.admin.acl` as in force.
+    pub fn admins(&self) -> Acl {
+        self.acl().admins.clone()
+    }
+
+    /// Puts a new `yarn.admin.acl` in force.
+    pub fn set_admins(&self, admins: Acl) {
+        self.acl
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .admins = admins;
+    }
+
+    /// `user`'s groups, primary first, from the group file in force.
+    pub fn groups(&self, user: &str) -> Vec<String> {
+        self.groups
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .groups(user)
+    }
+
+    /// Puts a new group file in force.
+    pub fn set_groups(&self, groups: GroupFile) {
+        *self.groups.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(groups);
+    }
+
+    /// The identity of `user` with the groups in force.
+    pub fn identity(&self, user: &str) -> Identity {
+        Identity {
+            user: user.to_owned(),
+            groups: self.groups(user),
+        }
     }
 }
 

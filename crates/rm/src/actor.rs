@@ -43,7 +43,7 @@ use weft_core::{
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
-use crate::access::{AclSettings, Identity};
+use crate::access::{Identity, LiveAccess};
 use crate::audit::{AuditLog, Entry, Outcome};
 use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
@@ -554,7 +554,8 @@ impl RmHandle {
 pub(crate) struct ActorSettings {
     pub(crate) view_refresh: Duration,
     pub(crate) command_queue: usize,
-    pub(crate) acl: AclSettings,
+    /// The administrators in force (refreshed by the handlers).
+    pub(crate) access: Arc<LiveAccess>,
     /// The include and exclude lists in force at start.
     pub(crate) hosts: HostLists,
     /// Where each application's end is recorded, as Hadoop's RMAppManager does.
@@ -1437,7 +1438,7 @@ impl Actor {
     ) -> Result<(), RmError> {
         if self
             .settings
-            .acl
+            .access
             .may_modify_app(self.core.tree(), who, owner, queue)
         {
             return Ok(());
@@ -1491,7 +1492,7 @@ impl Actor {
         self.check_modify(app, who, "move", &owner, &queue)?;
         if !self
             .settings
-            .acl
+            .access
             .may_submit_to(self.core.tree(), who, &target)
         {
             return Err(RmError::Forbidden {

@@ -177,6 +177,8 @@ fn operation(method: &Method, route: &str) -> Option<(&'static str, &'static str
         ("POST", "/ws/v1/cluster/refresh-queues") => ("refreshQueues", ADMIN),
         ("POST", "/ws/v1/cluster/refresh-nodes") => ("refreshNodes", ADMIN),
         ("POST", "/ws/v1/cluster/refresh-nodes-resources") => ("refreshNodesResources", ADMIN),
+        ("POST", "/ws/v1/cluster/refresh-admin-acls") => ("refreshAdminAcls", ADMIN),
+        ("POST", "/ws/v1/cluster/refresh-user-groups") => ("refreshUserToGroupsMappings", ADMIN),
         ("POST", "/ws/v1/cluster/nodes/{node}/resource") => ("updateNodeResource", ADMIN),
         ("POST", "/ws/v1/am/{app}/register") => ("Register App Master", AM),
         ("POST", "/ws/v1/am/{app}/finish") => ("Unregister App Master", AM),

@@ -20,7 +20,10 @@ use crate::dto::cluster::{
     NodeDto, NodeResourceDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest,
     RefreshQueuesDto, SchedulerDto,
 };
-use crate::dto::cluster::{NodeResizeDto, RefreshNodesResourcesDto};
+use crate::dto::cluster::{
+    NodeResizeDto, RefreshAdminAclsDto, RefreshNodesResourcesDto, RefreshUserGroupsDto,
+    UserGroupsDto,
+};
 
 /// The path of an application typed on the command line, then `rest`. The
 /// id is percent-encoded as one path segment, so whatever was typed (a `/`,
@@ -36,7 +39,27 @@ async fn get_wrapped<T: DeserializeOwned>(
     path: &str,
     root: &str,
 ) -> Result<T, ClientError> {
-    let mut value: serde_json::Value = client.get(path).await?;
+    let value: serde_json::Value = client.get(path).await?;
+    unwrap_root(value, root)
+}
+
+/// Calls the RM and unwraps the object its answer wraps in `root`, as
+/// every admin answer is wrapped (`{"refreshQueues": {...}}`).
+async fn call_wrapped<T: DeserializeOwned>(
+    client: &mut RmClient,
+    method: Method,
+    path: &str,
+    body: Option<&impl serde::Serialize>,
+    root: &str,
+) -> Result<T, ClientError> {
+    let value: serde_json::Value = client.call(method, path, body).await?;
+    unwrap_root(value, root)
+}
+
+fn unwrap_root<T: DeserializeOwned>(
+    mut value: serde_json::Value,
+    root: &str,
+) -> Result<T, ClientError> {
     let mut inner = value
         .get_mut(root)
         .map(serde_json::Value::take)
@@ -461,17 +484,14 @@ pub async fn node_status(client: &mut RmClient, node: &str) -> Result<String, Cl
 
 /// `weft rmadmin -refreshQueues`: prints nothing on success but the file's warnings.
 pub async fn rmadmin_refresh_queues(client: &mut RmClient) -> Result<String, ClientError> {
-    let v: serde_json::Value = client
-        .call(Method::POST, "/ws/v1/cluster/refresh-queues", None::<&()>)
-        .await?;
-    let r: RefreshQueuesDto = v
-        .get("refreshQueues")
-        .cloned()
-        .and_then(|v| serde_json::from_value(v).ok())
-        .ok_or_else(|| ClientError::Unexpected {
-            status: http::StatusCode::OK,
-            why: "the answer has no refreshQueues object".to_owned(),
-        })?;
+    let r: RefreshQueuesDto = call_wrapped(
+        client,
+        Method::POST,
+        "/ws/v1/cluster/refresh-queues",
+        None::<&()>,
+        "refreshQueues",
+    )
+    .await?;
     let mut out = String::new();
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
@@ -502,15 +522,8 @@ pub async fn rmadmin_update_node_resource(
         }
     });
     let path = format!("/ws/v1/cluster/nodes/{}/resource", encode_query(node));
-    let v: serde_json::Value = client.call(Method::POST, &path, Some(&body)).await?;
-    let r: NodeResourceDto = v
-        .get("resourceInfo")
-        .cloned()
-        .and_then(|v| serde_json::from_value(v).ok())
-        .ok_or_else(|| ClientError::Unexpected {
-            status: http::StatusCode::OK,
-            why: "the answer has no resourceInfo object".to_owned(),
-        })?;
+    let r: NodeResourceDto =
+        call_wrapped(client, Method::POST, &path, Some(&body), "resourceInfo").await?;
     let mut out = format!(
         "Node {node} resized to {} MB, {} vcores",
         r.capability.memory, r.capability.vcores
@@ -576,16 +589,14 @@ async fn post_refresh_nodes(
     client: &mut RmClient,
     body: Option<&RefreshNodesRequest>,
 ) -> Result<RefreshNodesDto, ClientError> {
-    let v: serde_json::Value = client
-        .call(Method::POST, "/ws/v1/cluster/refresh-nodes", body)
-        .await?;
-    v.get("refreshNodes")
-        .cloned()
-        .and_then(|v| serde_json::from_value(v).ok())
-        .ok_or_else(|| ClientError::Unexpected {
-            status: http::StatusCode::OK,
-            why: "the answer has no refreshNodes object".to_owned(),
-        })
+    call_wrapped(
+        client,
+        Method::POST,
+        "/ws/v1/cluster/refresh-nodes",
+        body,
+        "refreshNodes",
+    )
+    .await
 }
 
 /// One line per node a refresh changed, then the files' warnings.
@@ -739,23 +750,73 @@ pub async fn rmadmin_refresh_nodes(
 /// one line per node resized, then the nodes it names that are not
 /// registered, then the file's warnings.
 pub async fn rmadmin_refresh_nodes_resources(client: &mut RmClient) -> Result<String, ClientError> {
-    let r: RefreshNodesResourcesDto = {
-        let v: serde_json::Value = client
-            .call(
-                Method::POST,
-                "/ws/v1/cluster/refresh-nodes-resources",
-                None::<&()>,
-            )
-            .await?;
-        v.get("refreshNodesResources")
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .ok_or_else(|| ClientError::Unexpected {
-                status: http::StatusCode::OK,
-                why: "the answer has no refreshNodesResources object".to_owned(),
-            })?
-    };
+    let r: RefreshNodesResourcesDto = call_wrapped(
+        client,
+        Method::POST,
+        "/ws/v1/cluster/refresh-nodes-resources",
+        None::<&()>,
+        "refreshNodesResources",
+    )
+    .await?;
     Ok(describe_nodes_resources(&r))
+}
+
+/// `weft rmadmin -refreshAdminAcls`: the administrators now in force.
+pub async fn rmadmin_refresh_admin_acls(client: &mut RmClient) -> Result<String, ClientError> {
+    let r: RefreshAdminAclsDto = call_wrapped(
+        client,
+        Method::POST,
+        "/ws/v1/cluster/refresh-admin-acls",
+        None::<&()>,
+        "refreshAdminAcls",
+    )
+    .await?;
+    let mut out = String::new();
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    let _ = writeln!(out, "yarn.admin.acl is now {:?}", r.admin_acl);
+    if !r.acl_enabled {
+        let _ = writeln!(
+            out,
+            "note: yarn.acl.enable is off, so everybody administers whatever the list says"
+        );
+    }
+    Ok(out)
+}
+
+/// `weft rmadmin -refreshUserToGroupsMappings`: how many users the group
+/// file now maps.
+pub async fn rmadmin_refresh_user_groups(client: &mut RmClient) -> Result<String, ClientError> {
+    let r: RefreshUserGroupsDto = call_wrapped(
+        client,
+        Method::POST,
+        "/ws/v1/cluster/refresh-user-groups",
+        None::<&()>,
+        "refreshUserGroups",
+    )
+    .await?;
+    Ok(match r.groups_file {
+        Some(f) => format!("{f}: {} user(s) mapped to groups\n", r.users),
+        None => "no group file is configured (weft.rm.groups.file): every user has no groups\n"
+            .to_owned(),
+    })
+}
+
+/// `weft rmadmin -getGroups USER...`: one `user : group...` line per user,
+/// as Hadoop prints them.
+pub async fn rmadmin_get_groups(
+    client: &mut RmClient,
+    users: &[String],
+) -> Result<String, ClientError> {
+    let mut out = String::new();
+    for user in users {
+        let path = format!("/ws/v1/cluster/users/{}/groups", encode_query(user));
+        let r: UserGroupsDto =
+            call_wrapped(client, Method::GET, &path, None::<&()>, "userGroups").await?;
+        let _ = writeln!(out, "{} : {}", r.user, r.groups.join(" "));
+    }
+    Ok(out)
 }
 
 fn describe_nodes_resources(r: &RefreshNodesResourcesDto) -> String {

@@ -15,7 +15,7 @@ use weft_core::CoreSettings;
 use weft_model::Duration;
 use weft_queue_tree::alloc_file::parse_alloc_file;
 use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError};
-use weft_queue_tree::{AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
+use weft_queue_tree::{Acl, AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
 
 use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
@@ -294,15 +294,11 @@ impl RmConfig {
                 warnings: Vec::new(),
             }
         };
-        let groups = match &site.service.groups_file {
-            Some(p) => {
-                let path = resolve(dir, &p.to_string_lossy());
-                GroupFile::parse(&read(&path)?)
-                    .map_err(|error| ConfigError::Groups { path, error })?
-            }
-            None => GroupFile::default(),
-        };
         let mut service = site.service;
+        service.groups_file = service
+            .groups_file
+            .map(|p| resolve(dir, &p.to_string_lossy()));
+        let groups = read_groups(service.groups_file.as_deref())?;
         service.event_log = service
             .event_log
             .map(|p| resolve(dir, &p.to_string_lossy()));
@@ -340,13 +336,7 @@ impl RmConfig {
         let mut warnings = Vec::new();
         let site = parse_site("built-in weft-site.xml", site_text, &mut warnings)?;
         let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
-        let groups = match &site.service.groups_file {
-            Some(path) => GroupFile::parse(&read(path)?).map_err(|error| ConfigError::Groups {
-                path: path.clone(),
-                error,
-            })?,
-            None => GroupFile::default(),
-        };
+        let groups = read_groups(site.service.groups_file.as_deref())?;
         let (hosts, host_warnings) = HostLists::load(&site.service.hosts_files)?;
         warnings.extend(host_warnings);
         Ok(RmConfig {
@@ -361,6 +351,27 @@ impl RmConfig {
             warnings,
         })
     }
+}
+
+/// The group file at `path`, or no groups without one.
+pub fn read_groups(path: Option<&Path>) -> Result<GroupFile, ConfigError> {
+    match path {
+        Some(path) => GroupFile::parse(&read(path)?).map_err(|error| ConfigError::Groups {
+            path: path.to_owned(),
+            error,
+        }),
+        None => Ok(GroupFile::default()),
+    }
+}
+
+/// `yarn.admin.acl` as `weft-site.xml` in `dir` now has it, with the
+/// warnings the whole file gives, for `refresh-admin-acls` (Hadoop's
+/// `refreshAdminAcls` re-reads yarn-site.xml). As for `refresh-nodes`, a
+/// site file with a problem anywhere is refused whole.
+pub fn reread_admin_acl(dir: &Path) -> Result<(Acl, Vec<String>), ConfigError> {
+    let mut warnings = Vec::new();
+    let site = read_site(dir, &mut warnings)?;
+    Ok((site.scheduler.admin_acl, warnings))
 }
 
 /// `weft-site.xml` in `dir`, or default settings (with a warning) when it

@@ -27,9 +27,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use metrics::Histogram;
 use weft_model::{AppId, NodeId, Resource};
-use weft_queue_tree::{GroupFile, GroupMapping};
 
-use crate::access::{AclSettings, Identity};
+use crate::access::{Identity, LiveAccess};
 use crate::actor::RmHandle;
 use crate::audit::{self, AuditLog};
 use crate::config::ServiceSettings;
@@ -49,9 +48,8 @@ struct ApiInner {
     audit: Arc<AuditLog>,
     metrics: Arc<Metrics>,
     reloader: Arc<Reloader>,
-    groups: GroupFile,
     service: ServiceSettings,
-    acl: AclSettings,
+    access: Arc<LiveAccess>,
     min_allocation: Resource,
     cluster_id: u64,
 }
@@ -75,12 +73,10 @@ pub struct ApiParts {
     pub metrics: Arc<Metrics>,
     /// The allocation file's reloader.
     pub reloader: Arc<Reloader>,
-    /// Users' groups.
-    pub groups: GroupFile,
     /// The service's settings.
     pub service: ServiceSettings,
-    /// The RM-wide access settings.
-    pub acl: AclSettings,
+    /// The administrators and users' groups in force.
+    pub access: Arc<LiveAccess>,
     /// The smallest container (the size of an AM the submission leaves unsized).
     pub min_allocation: Resource,
     /// The cluster id (the RM's start time).
@@ -95,9 +91,8 @@ impl ApiState {
             audit: parts.audit,
             metrics: parts.metrics,
             reloader: parts.reloader,
-            groups: parts.groups,
             service: parts.service,
-            acl: parts.acl,
+            access: parts.access,
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
         }))
@@ -116,10 +111,11 @@ impl ApiState {
     }
 
     pub(crate) fn identity(&self, user: &str) -> Identity {
-        Identity {
-            user: user.to_owned(),
-            groups: self.0.groups.groups(user),
-        }
+        self.0.access.identity(user)
+    }
+
+    pub(crate) fn access(&self) -> &LiveAccess {
+        &self.0.access
     }
 }
 
@@ -161,6 +157,18 @@ pub fn router(state: ApiState) -> Router {
             post(cluster::refresh_queues),
         ),
         ("/ws/v1/cluster/refresh-nodes", post(cluster::refresh_nodes)),
+        (
+            "/ws/v1/cluster/refresh-admin-acls",
+            post(cluster::refresh_admin_acls),
+        ),
+        (
+            "/ws/v1/cluster/refresh-user-groups",
+            post(cluster::refresh_user_groups),
+        ),
+        (
+            "/ws/v1/cluster/users/{user}/groups",
+            get(cluster::user_groups),
+        ),
         (
             "/ws/v1/cluster/refresh-nodes-resources",
             post(cluster::refresh_nodes_resources),

@@ -17,7 +17,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use weft_core::ResourceManager;
 
-use crate::access::AclSettings;
+use crate::access::{AclSettings, LiveAccess};
 use crate::actor::{self, ActorSettings, Recovery, RmHandle};
 use crate::audit::AuditLog;
 use crate::clock::Clock;
@@ -109,10 +109,13 @@ impl Service {
             })?,
             None => AuditLog::tracing_only(),
         });
-        let acl = AclSettings {
-            enabled: scheduler.acl_enable,
-            admins: scheduler.admin_acl.clone(),
-        };
+        let access = Arc::new(LiveAccess::new(
+            AclSettings {
+                enabled: scheduler.acl_enable,
+                admins: scheduler.admin_acl.clone(),
+            },
+            config.groups.clone(),
+        ));
         let recovery = match &config.service.state_store {
             Some(dir) => {
                 let (store, apps, warnings) = StateStore::open(dir)?;
@@ -144,7 +147,7 @@ impl Service {
                     config.service.view_refresh.as_millis(),
                 ),
                 command_queue: config.service.command_queue,
-                acl: acl.clone(),
+                access: access.clone(),
                 hosts: config.hosts.clone(),
                 audit: audit.clone(),
                 dynamic_resources: config.dynamic_resources.clone(),
@@ -166,9 +169,8 @@ impl Service {
             audit: audit.clone(),
             metrics: metrics.clone(),
             reloader: reloader.clone(),
-            groups: config.groups.clone(),
             service: config.service.clone(),
-            acl,
+            access,
             min_allocation: scheduler.min_allocation(),
             cluster_id: clock.epoch_origin_ms(),
         });

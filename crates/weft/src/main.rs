@@ -245,7 +245,10 @@ struct NodeArgs {
             "refresh_queues",
             "refresh_nodes",
             "refresh_nodes_resources",
-            "update_node_resource"
+            "update_node_resource",
+            "refresh_admin_acls",
+            "refresh_user_groups",
+            "get_groups"
         ])
         .required(true)
 ))]
@@ -271,7 +274,13 @@ struct RmadminArgs {
         allow_negative_numbers = true,
         requires = "refresh_nodes",
         // `requires` alone lets `-refreshQueues -g` through when -g has no value.
-        conflicts_with_all = ["refresh_queues", "refresh_nodes_resources"],
+        conflicts_with_all = [
+            "refresh_queues",
+            "refresh_nodes_resources",
+            "refresh_admin_acls",
+            "refresh_user_groups",
+            "get_groups"
+        ],
         value_parser = clap::value_parser!(i64).range(-1..=i64::from(i32::MAX))
     )]
     graceful: Option<Option<i64>>,
@@ -305,6 +314,16 @@ struct RmadminArgs {
     /// register with its size from then on).
     #[arg(long = "refreshNodesResources")]
     refresh_nodes_resources: bool,
+    /// Reread yarn.admin.acl from weft-site.xml in the RM's configuration
+    /// directory and put it in force.
+    #[arg(long = "refreshAdminAcls")]
+    refresh_admin_acls: bool,
+    /// Reread the group file (weft.rm.groups.file) the RM maps users to groups with.
+    #[arg(long = "refreshUserToGroupsMappings")]
+    refresh_user_groups: bool,
+    /// Print the groups the RM maps each USER to (default: the --user).
+    #[arg(long = "getGroups", value_name = "USER", num_args = 0..)]
+    get_groups: Option<Vec<String>>,
 }
 
 /// What `-updateNodeResource` asks for.
@@ -702,9 +721,26 @@ async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
         print(cli::rmadmin_refresh_nodes_resources(&mut c).await?);
         return Ok(());
     }
+    if a.refresh_admin_acls {
+        print(cli::rmadmin_refresh_admin_acls(&mut c).await?);
+        return Ok(());
+    }
+    if a.refresh_user_groups {
+        print(cli::rmadmin_refresh_user_groups(&mut c).await?);
+        return Ok(());
+    }
+    if let Some(users) = &a.get_groups {
+        let users = if users.is_empty() {
+            vec![a.client.client.user()]
+        } else {
+            users.clone()
+        };
+        print(cli::rmadmin_get_groups(&mut c, &users).await?);
+        return Ok(());
+    }
     if !a.refresh_nodes {
         anyhow::bail!(
-            "nothing to do: use -refreshQueues, -refreshNodes, -refreshNodesResources or -updateNodeResource"
+            "nothing to do: use -refreshQueues, -refreshNodes, -refreshNodesResources, -updateNodeResource, -refreshAdminAcls, -refreshUserToGroupsMappings or -getGroups"
         );
     }
     let how = match a.graceful {
@@ -929,6 +965,16 @@ mod tests {
                 ArgumentConflict,
             ),
             ("weft rmadmin -refreshNodesResources -g", ArgumentConflict),
+            ("weft rmadmin -refreshAdminAcls -g", ArgumentConflict),
+            ("weft rmadmin -getGroups -g", ArgumentConflict),
+            (
+                "weft rmadmin -refreshUserToGroupsMappings -refreshAdminAcls",
+                ArgumentConflict,
+            ),
+            (
+                "weft rmadmin -getGroups alice -refreshQueues",
+                ArgumentConflict,
+            ),
             (
                 "weft rmadmin -refreshNodesResources h1:8041",
                 UnknownArgument,
@@ -958,6 +1004,10 @@ mod tests {
             "weft rmadmin -refreshNodes -g -client",
             "weft rmadmin -refreshNodesResources",
             "weft rmadmin --refreshNodesResources --request-timeout-ms 100",
+            "weft rmadmin -refreshAdminAcls",
+            "weft rmadmin -refreshUserToGroupsMappings",
+            "weft rmadmin -getGroups",
+            "weft rmadmin -getGroups alice bob",
         ] {
             if let Err(e) = Weft::try_parse_from(args(line)) {
                 panic!("{line} is refused: {e}");

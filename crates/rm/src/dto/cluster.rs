@@ -575,6 +575,39 @@ pub struct RefreshQueuesDto {
     pub warnings: Vec<String>,
 }
 
+/// `POST /ws/v1/cluster/refresh-admin-acls`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshAdminAclsDto {
+    /// `yarn.admin.acl` now in force, as Hadoop writes an ACL.
+    pub admin_acl: String,
+    /// Whether `yarn.acl.enable` is on (read at start only): while it is
+    /// off everybody administers, whatever the list says.
+    pub acl_enabled: bool,
+    /// Warnings about the site file (it was read anyway).
+    pub warnings: Vec<String>,
+}
+
+/// `POST /ws/v1/cluster/refresh-user-groups`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshUserGroupsDto {
+    /// The group file read (`weft.rm.groups.file`), if one is configured.
+    pub groups_file: Option<String>,
+    /// How many users it lists.
+    pub users: usize,
+}
+
+/// `GET /ws/v1/cluster/users/{user}/groups`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserGroupsDto {
+    /// The user.
+    pub user: String,
+    /// The user's groups as the RM maps them, primary first.
+    pub groups: Vec<String>,
+}
+
 /// A number in a request body as it was sent: a JSON number, or text (XML
 /// carries every value as text, and Hadoop's JSON reader takes numeric
 /// strings too); anything else is kept only to be refused. Read this way,

@@ -19,8 +19,9 @@ use crate::actor::{RefreshTerms, RmError};
 use crate::config::NodeListSettings;
 use crate::dto::cluster::{
     ClusterInfoDto, ClusterMetricsDto, LooseNumber, NODE_STATES, NodeChangeDto, NodeDto,
-    NodeResourceDto, NodeResourceRequest, NodesDto, RefreshNodesDto, RefreshNodesRequest,
-    RefreshQueuesDto, ResourceFieldsDto, SchedulerDto,
+    NodeResourceDto, NodeResourceRequest, NodesDto, RefreshAdminAclsDto, RefreshNodesDto,
+    RefreshNodesRequest, RefreshQueuesDto, RefreshUserGroupsDto, ResourceFieldsDto, SchedulerDto,
+    UserGroupsDto,
 };
 use crate::dto::{InvalidField, ResourceDto};
 use crate::hosts::{HostLists, TimeoutSecs};
@@ -388,8 +389,89 @@ pub(super) async fn prometheus(State(s): State<ApiState>) -> impl IntoResponse {
 
 /// The 403 for an admin call (`yarn.admin.acl`) by anyone else; `what` is
 /// what they may not do.
+/// `yarn rmadmin -refreshAdminAcls`: reads `weft-site.xml` again and puts
+/// its `yarn.admin.acl` in force, as Hadoop re-reads yarn-site.xml. The
+/// caller must be an administrator under the list in force before it.
+pub(super) async fn refresh_admin_acls(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(who): NamedCaller,
+) -> Result<Wire<RefreshAdminAclsDto>, ApiError> {
+    admin_only(&s, &who, "refresh the administrators")?;
+    let Some(dir) = s.0.service.conf_dir.clone() else {
+        return Err(ApiError::BadRequest(
+            "the resource manager runs on its built-in configuration and has no weft-site.xml to read again; start it with --conf DIR"
+                .to_owned(),
+        ));
+    };
+    let (admins, warnings) =
+        tokio::task::spawn_blocking(move || crate::config::reread_admin_acl(&dir))
+            .await
+            .map_err(|e| ApiError::Internal(format!("reading the site file panicked: {e}")))?
+            .map_err(|e| {
+                ApiError::BadRequest(format!("{e}\n(the administrators in force are unchanged)"))
+            })?;
+    for w in &warnings {
+        tracing::warn!("{w}");
+    }
+    tracing::info!(admins = %admins, by = %who.user, "administrators (yarn.admin.acl) refreshed");
+    let access = s.access();
+    access.set_admins(admins.clone());
+    Ok(Wire::ok(
+        format,
+        "refreshAdminAcls",
+        RefreshAdminAclsDto {
+            admin_acl: admins.to_string(),
+            acl_enabled: access.enabled(),
+            warnings,
+        },
+    ))
+}
+
+/// `yarn rmadmin -refreshUserToGroupsMappings`: reads the group file
+/// (`weft.rm.groups.file`) again; later requests see the new groups.
+pub(super) async fn refresh_user_groups(
+    State(s): State<ApiState>,
+    format: Format,
+    NamedCaller(who): NamedCaller,
+) -> Result<Wire<RefreshUserGroupsDto>, ApiError> {
+    admin_only(&s, &who, "refresh the user-to-groups mappings")?;
+    let path = s.0.service.groups_file.clone();
+    let read = path.clone();
+    let groups = tokio::task::spawn_blocking(move || crate::config::read_groups(read.as_deref()))
+        .await
+        .map_err(|e| ApiError::Internal(format!("reading the group file panicked: {e}")))?
+        .map_err(|e| ApiError::BadRequest(format!("{e}\n(the groups in force are unchanged)")))?;
+    let users = groups.users().count();
+    tracing::info!(users, by = %who.user, "user-to-groups mappings refreshed");
+    s.access().set_groups(groups);
+    Ok(Wire::ok(
+        format,
+        "refreshUserGroups",
+        RefreshUserGroupsDto {
+            groups_file: path.map(|p| p.display().to_string()),
+            users,
+        },
+    ))
+}
+
+/// `yarn rmadmin -getGroups USER`: the groups the RM maps `user` to now.
+pub(super) async fn user_groups(
+    State(s): State<ApiState>,
+    format: Format,
+    axum::extract::Path(user): axum::extract::Path<String>,
+) -> Result<Wire<UserGroupsDto>, ApiError> {
+    crate::http::codec::check_user_name(&user)?;
+    let groups = s.access().groups(&user);
+    Ok(Wire::ok(
+        format,
+        "userGroups",
+        UserGroupsDto { user, groups },
+    ))
+}
+
 fn admin_only(s: &ApiState, who: &crate::access::Identity, what: &str) -> Result<(), ApiError> {
-    if s.0.acl.is_admin(who) {
+    if s.access().is_admin(who) {
         return Ok(());
     }
     Err(ApiError::Forbidden(format!(

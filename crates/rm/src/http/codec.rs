@@ -311,7 +311,7 @@ const MAX_USER_NAME: usize = 256;
 /// A user name goes into ACL checks, queue names (`user` placement rules),
 /// diagnostics and log lines, so one that could forge a log line (a
 /// newline or other control character) or swamp them is refused.
-fn check_user_name(user: &str) -> Result<(), ApiError> {
+pub(crate) fn check_user_name(user: &str) -> Result<(), ApiError> {
     if user.len() > MAX_USER_NAME {
         return Err(ApiError::BadRequest(format!(
             "user.name is {} bytes long; at most {MAX_USER_NAME} are accepted",

@@ -16,6 +16,63 @@ struct Rm {
     router: Router,
 }
 
+/// A directory of a test's own (configuration, hosts files), removed at the end.
+struct TestDir(std::path::PathBuf);
+
+impl TestDir {
+    /// An empty directory.
+    fn new(name: &str) -> TestDir {
+        let dir = std::env::temp_dir().join(format!("weft-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TestDir(dir)
+    }
+
+    /// A configuration directory with the test configuration's site and
+    /// allocation files, for a service started from it (`start`).
+    fn conf(name: &str) -> TestDir {
+        let dir = TestDir::new(name);
+        dir.write(crate::config::SITE_FILE_NAME, &testing::site(&[]));
+        dir.write("fair-scheduler.xml", testing::ALLOC);
+        dir
+    }
+
+    /// Writes `file` and returns its path as text.
+    fn write(&self, file: &str, text: &str) -> String {
+        let path = self.0.join(file);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+
+    fn path(&self, file: &str) -> std::path::PathBuf {
+        self.0.join(file)
+    }
+
+    /// A service started from this directory, as `weft rm --conf DIR`
+    /// starts, so the refreshes that read files again have it to read.
+    fn start(&self) -> Rm {
+        let config = crate::config::RmConfig::load(Some(&self.0)).expect("the configuration loads");
+        let service = Service::start(
+            config,
+            crate::clock::Clock::with_epoch_origin(testing::EPOCH),
+        )
+        .expect("the service starts");
+        let router = service.router();
+        Rm { service, router }
+    }
+
+    /// `text` with this directory written `<dir>`.
+    fn hide(&self, text: &str) -> String {
+        text.replace(&self.0.display().to_string(), "<dir>")
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 impl Rm {
     fn new() -> Rm {
         Rm::with(&[])
@@ -1871,6 +1928,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
     rm.stop().await;
 }
 
+mod admin_access;
 mod audit;
 mod decommission;
 mod dynamic_resources;

@@ -5,41 +5,11 @@
 //! `SHUTDOWN` answer to a decommissioned node's heartbeat, the admin ACL,
 //! and what the views and metrics show of draining nodes.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::*;
 
 mod restart;
-
-/// A test's hosts files, in a directory of its own removed at the end.
-struct HostsDir(PathBuf);
-
-impl HostsDir {
-    fn new(name: &str) -> HostsDir {
-        let dir = std::env::temp_dir().join(format!("weft-hosts-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        HostsDir(dir)
-    }
-
-    /// Writes `file` and returns its path as text.
-    fn write(&self, file: &str, text: &str) -> String {
-        let path = self.0.join(file);
-        std::fs::write(&path, text).unwrap();
-        path.display().to_string()
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for HostsDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// `POST refresh-nodes` as the administrator, with `body` (none when null).
 async fn refresh(rm: &Rm, body: Value) -> Answer {
@@ -90,14 +60,9 @@ async fn node(rm: &Rm, id: &str) -> Value {
         .clone()
 }
 
-/// The directory's paths in `text` written as `<dir>`.
-fn hide_dir(text: &str, dir: &HostsDir) -> String {
-    text.replace(&dir.0.display().to_string(), "<dir>")
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_forced_refresh_decommissions_at_once_and_the_node_is_told_to_shut_down() {
-    let dir = HostsDir::new("forced");
+    let dir = TestDir::new("forced");
     let exclude = dir.write("nodes.exclude", "");
     let rm = Rm::with(&[("yarn.resourcemanager.nodes.exclude-path", &exclude)]);
     rm.register("h1:8041", 8192, 8).await;
@@ -111,7 +76,7 @@ async fn a_forced_refresh_decommissions_at_once_and_the_node_is_told_to_shut_dow
     expect![[r#"
         h1:8041 RUNNING->DECOMMISSIONED (h1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
     "#]]
-    .assert_eq(&hide_dir(&changes(&a), &dir));
+    .assert_eq(&dir.hide(&changes(&a)));
     assert_eq!(a.json()["refreshNodes"]["graceful"], false);
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONED");
     // Its container was lost with it, and the app's attempt with it.
@@ -136,7 +101,7 @@ async fn a_forced_refresh_decommissions_at_once_and_the_node_is_told_to_shut_dow
     // It may not register again while it is excluded.
     let again = rm.register("h1:8041", 8192, 8).await;
     expect![[r#"403 ForbiddenException: node h1:8041 may not join the cluster: h1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path); change the list and run `weft rmadmin -refreshNodes` to let it in"#]]
-        .assert_eq(&hide_dir(&again.error(), &dir));
+        .assert_eq(&dir.hide(&again.error()));
     // A second refresh finds nothing more to do.
     assert_eq!(changes(&refresh(&rm, Value::Null).await), "");
     let m = get(&rm.router, "/ws/v1/cluster/metrics").await.json();
@@ -164,7 +129,7 @@ async fn a_forced_refresh_decommissions_at_once_and_the_node_is_told_to_shut_dow
 
 #[tokio::test(start_paused = true)]
 async fn a_graceful_refresh_drains_with_the_timeout_of_the_file_the_request_or_the_site() {
-    let dir = HostsDir::new("graceful");
+    let dir = TestDir::new("graceful");
     let exclude = dir.write("exclude.xml", "<hosts/>");
     let rm = Rm::with(&[
         ("yarn.resourcemanager.nodes.exclude-path", &exclude),
@@ -195,7 +160,7 @@ async fn a_graceful_refresh_drains_with_the_timeout_of_the_file_the_request_or_t
         h2:8041 RUNNING->DECOMMISSIONING timeout=120 (h2 is listed in the exclude file <dir>/exclude.xml (yarn.resourcemanager.nodes.exclude-path))
         h4:8041 RUNNING->DECOMMISSIONED (h4 is listed in the exclude file <dir>/exclude.xml (yarn.resourcemanager.nodes.exclude-path))
     "#]]
-    .assert_eq(&hide_dir(&changes(&a), &dir));
+    .assert_eq(&dir.hide(&changes(&a)));
     assert_eq!(a.json()["refreshNodes"]["graceful"], true);
 
     // The views show the drain.
@@ -248,7 +213,7 @@ async fn a_graceful_refresh_drains_with_the_timeout_of_the_file_the_request_or_t
         h1:8041 DECOMMISSIONING->DECOMMISSIONING timeout=60 (h1 is listed in the exclude file <dir>/exclude.xml (yarn.resourcemanager.nodes.exclude-path))
         h2:8041 DECOMMISSIONING->DECOMMISSIONING timeout=300 (h2 is listed in the exclude file <dir>/exclude.xml (yarn.resourcemanager.nodes.exclude-path))
     "#]]
-    .assert_eq(&hide_dir(&changes(&a), &dir));
+    .assert_eq(&dir.hide(&changes(&a)));
     assert_eq!(node(&rm, "h2:8041").await["decommissioningTimeout"], 300);
 
     // At h1's deadline its container is lost and it is decommissioned.
@@ -272,7 +237,7 @@ async fn a_graceful_refresh_drains_with_the_timeout_of_the_file_the_request_or_t
 
 #[tokio::test(start_paused = true)]
 async fn a_draining_node_allowed_again_is_recommissioned_with_its_room() {
-    let dir = HostsDir::new("recommission");
+    let dir = TestDir::new("recommission");
     let exclude = dir.write("nodes.exclude", "h1:8041\n");
     let rm = Rm::with(&[("yarn.resourcemanager.nodes.exclude-path", &exclude)]);
     dir.write("nodes.exclude", "");
@@ -301,7 +266,7 @@ async fn a_draining_node_allowed_again_is_recommissioned_with_its_room() {
 
 #[tokio::test(start_paused = true)]
 async fn a_bad_hosts_file_is_refused_and_the_lists_in_force_stay() {
-    let dir = HostsDir::new("bad");
+    let dir = TestDir::new("bad");
     let exclude = dir.write("nodes.exclude", "h9\n");
     let rm = Rm::with(&[("yarn.resourcemanager.nodes.exclude-path", &exclude)]);
     rm.register("h1:8041", 8192, 8).await;
@@ -312,7 +277,7 @@ async fn a_bad_hosts_file_is_refused_and_the_lists_in_force_stay() {
           line 2, column 1: "bad/host" is not a host name or host:port (a host name has only letters, digits, '.', '-' and '_')
           line 2, column 10: "h2:x" is not host:port: the port must be a number from 0 to 65535
         (the lists in force are unchanged)"#]]
-    .assert_eq(&hide_dir(&a.error(), &dir));
+    .assert_eq(&dir.hide(&a.error()));
     // h1 was not decommissioned, and h9 is still kept out.
     assert_eq!(node(&rm, "h1:8041").await["state"], "RUNNING");
     assert_eq!(
@@ -324,7 +289,7 @@ async fn a_bad_hosts_file_is_refused_and_the_lists_in_force_stay() {
     expect![[r#"
         400 BadRequestException: cannot read the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path): No such file or directory (os error 2)
         (the lists in force are unchanged)"#]]
-    .assert_eq(&hide_dir(&a.error(), &dir));
+    .assert_eq(&dir.hide(&a.error()));
     assert_eq!(
         rm.register("h9:8041", 8192, 8).await.status,
         StatusCode::FORBIDDEN
@@ -334,7 +299,7 @@ async fn a_bad_hosts_file_is_refused_and_the_lists_in_force_stay() {
 
 #[tokio::test(start_paused = true)]
 async fn registration_follows_the_include_and_exclude_lists() {
-    let dir = HostsDir::new("register");
+    let dir = TestDir::new("register");
     let include = dir.write("nodes.include", "h1 h2:8041 h3\n");
     let exclude = dir.write("nodes.exclude", "h3\n");
     let rm = Rm::with(&[
@@ -345,7 +310,7 @@ async fn registration_follows_the_include_and_exclude_lists() {
     assert_eq!(rm.register("h2:8041", 8192, 8).await.status, StatusCode::OK);
     let mut refused = String::new();
     for n in ["h2:9", "h3:8041", "h4:8041"] {
-        refused.push_str(&hide_dir(&rm.register(n, 8192, 8).await.error(), &dir));
+        refused.push_str(&dir.hide(&rm.register(n, 8192, 8).await.error()));
         refused.push('\n');
     }
     expect![[r#"
@@ -372,13 +337,13 @@ async fn registration_follows_the_include_and_exclude_lists() {
     expect![[r#"
         h1:1 SHUTDOWN->DECOMMISSIONED (neither h1 nor h1:1 is listed in the include file <dir>/nodes.include (yarn.resourcemanager.nodes.include-path))
     "#]]
-    .assert_eq(&hide_dir(&changes(&a), &dir));
+    .assert_eq(&dir.hide(&changes(&a)));
     rm.stop().await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_draining_node_may_register_again_and_keeps_draining() {
-    let dir = HostsDir::new("reregister");
+    let dir = TestDir::new("reregister");
     let exclude = dir.write("nodes.exclude", "");
     let rm = Rm::with(&[("yarn.resourcemanager.nodes.exclude-path", &exclude)]);
     rm.register("h1:8041", 8192, 8).await;
@@ -484,19 +449,8 @@ async fn refresh_nodes_needs_an_admin_and_a_sound_body() {
 #[tokio::test(start_paused = true)]
 async fn refresh_nodes_reads_the_site_file_again() {
     // An RM started from a directory with no exclude file named at all.
-    let dir = HostsDir::new("site");
-    dir.write("fair-scheduler.xml", testing::ALLOC);
-    dir.write(crate::config::SITE_FILE_NAME, &testing::site(&[]));
-    let config = crate::config::RmConfig::load(Some(&dir.0)).expect("the configuration loads");
-    let service = Service::start(
-        config,
-        crate::clock::Clock::with_epoch_origin(testing::EPOCH),
-    )
-    .expect("the service starts");
-    let rm = Rm {
-        router: service.router(),
-        service,
-    };
+    let dir = TestDir::conf("site");
+    let rm = dir.start();
     rm.register("h1:8041", 8192, 8).await;
     rm.register("h2:8041", 8192, 8).await;
     rm.running("alice", "a", "h1:8041", 0).await;
@@ -525,12 +479,9 @@ async fn refresh_nodes_reads_the_site_file_again() {
         h1:8041 RUNNING->DECOMMISSIONING timeout=90 (h1 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
         h2:8041 RUNNING->DECOMMISSIONED (h2 is listed in the exclude file <dir>/nodes.exclude (yarn.resourcemanager.nodes.exclude-path))
     "#]]
-    .assert_eq(&hide_dir(&changes(&a), &dir));
+    .assert_eq(&dir.hide(&changes(&a)));
     assert_eq!(
-        hide_dir(
-            a.json()["refreshNodes"]["excludePath"].as_str().unwrap(),
-            &dir
-        ),
+        dir.hide(a.json()["refreshNodes"]["excludePath"].as_str().unwrap()),
         "<dir>/nodes.exclude"
     );
 
@@ -547,7 +498,7 @@ async fn refresh_nodes_reads_the_site_file_again() {
         400 BadRequestException: <dir>/weft-site.xml: invalid service settings:
           line 12, column 45: property weft.rm.command-queue: "lots" is not a positive whole number
         (the lists in force are unchanged)"#]]
-    .assert_eq(&hide_dir(&a.error(), &dir));
+    .assert_eq(&dir.hide(&a.error()));
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
 
     // Not waiting for apps (as the site file now says), h1 leaves once its

@@ -6,29 +6,20 @@
 //! names alone, refuses a bad file with every problem and changes nothing;
 //! the admin ACL, and an RM on its built-in configuration.
 
-use std::path::PathBuf;
-
 use super::*;
 
-use crate::clock::Clock;
-use crate::config::{RmConfig, SITE_FILE_NAME};
 use crate::dynamic_resources::FILE_NAME;
 
 const URI: &str = "/ws/v1/cluster/refresh-nodes-resources";
 
-/// A configuration directory of the test's own, removed at the end.
-struct ConfDir(PathBuf);
+/// The test configuration directory, with `dynamic-resources.xml`.
+struct ConfDir(TestDir);
 
 impl ConfDir {
     /// The test configuration, with `dynamic` as `dynamic-resources.xml`
     /// when given.
     fn new(name: &str, dynamic: Option<&[(&str, &str)]>) -> ConfDir {
-        let dir = std::env::temp_dir().join(format!("weft-dynres-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(SITE_FILE_NAME), testing::site(&[])).unwrap();
-        std::fs::write(dir.join("fair-scheduler.xml"), testing::ALLOC).unwrap();
-        let conf = ConfDir(dir);
+        let conf = ConfDir(TestDir::conf(&format!("dynres-{name}")));
         if let Some(props) = dynamic {
             conf.write(props);
         }
@@ -37,27 +28,15 @@ impl ConfDir {
 
     /// Writes `dynamic-resources.xml` with `props`.
     fn write(&self, props: &[(&str, &str)]) {
-        std::fs::write(self.0.join(FILE_NAME), weft_test_support::site_xml(props)).unwrap();
+        self.0.write(FILE_NAME, &weft_test_support::site_xml(props));
     }
 
-    /// A service started from this directory, as `weft rm --conf` does.
     fn start(&self) -> Rm {
-        let config = RmConfig::load(Some(&self.0)).expect("the test configuration loads");
-        let service = Service::start(config, Clock::with_epoch_origin(testing::EPOCH))
-            .expect("the service starts");
-        let router = service.router();
-        Rm { service, router }
+        self.0.start()
     }
 
-    /// `text` with this directory written `<dir>`.
     fn hide(&self, text: &str) -> String {
-        text.replace(&self.0.display().to_string(), "<dir>")
-    }
-}
-
-impl Drop for ConfDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.hide(text)
     }
 }
 
@@ -237,7 +216,7 @@ async fn a_refresh_resizes_registered_nodes_and_remembers_the_others() {
     )));
     let a = refresh(&rm).await;
     assert_eq!(a.json()["refreshNodesResources"]["changes"], json!([]));
-    std::fs::remove_file(conf.0.join(FILE_NAME)).unwrap();
+    std::fs::remove_file(conf.0.path(FILE_NAME)).unwrap();
     let a = refresh(&rm).await;
     assert_eq!(a.json()["refreshNodesResources"]["found"], false);
     assert_eq!(sizes(&rm, "h1:8041").await, "2048mb,2vc / 2048mb,2vc");
@@ -286,8 +265,8 @@ async fn a_bad_file_is_refused_with_every_problem_and_changes_nothing() {
     assert_eq!(sizes(&rm, "h2:8041").await, "8192mb,8vc / 0mb,0vc");
 
     // A file that cannot be read is refused too.
-    std::fs::remove_file(conf.0.join(FILE_NAME)).unwrap();
-    std::fs::create_dir(conf.0.join(FILE_NAME)).unwrap();
+    std::fs::remove_file(conf.0.path(FILE_NAME)).unwrap();
+    std::fs::create_dir(conf.0.path(FILE_NAME)).unwrap();
     expect![[r#"
         400 BadRequestException: cannot read the dynamic resources file <dir>/dynamic-resources.xml: not a regular file
         (nothing changed: the sizes in force stay)"#]]

@@ -40,7 +40,7 @@ fn am_container(seq: u32) -> String {
 }
 
 /// The drains the store holds now, one `node timeout deadline` each.
-fn stored(dir: &HostsDir) -> Vec<String> {
+fn stored(dir: &TestDir) -> Vec<String> {
     let (_store, drains, warnings) = DrainStore::open(&dir.path("state")).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     drains
@@ -51,7 +51,7 @@ fn stored(dir: &HostsDir) -> Vec<String> {
 
 #[tokio::test(start_paused = true)]
 async fn a_draining_node_comes_back_draining_after_a_restart_and_leaves_when_drained() {
-    let dir = HostsDir::new("restart-drain");
+    let dir = TestDir::new("restart-drain");
     let exclude = dir.write("nodes.exclude", "");
     let state = dir.path("state").display().to_string();
     let site = [
@@ -120,7 +120,7 @@ async fn a_draining_node_comes_back_draining_after_a_restart_and_leaves_when_dra
 
 #[tokio::test(start_paused = true)]
 async fn a_node_recommissioned_before_a_restart_comes_back_as_any_other() {
-    let dir = HostsDir::new("restart-recommission");
+    let dir = TestDir::new("restart-recommission");
     let exclude = dir.write("nodes.exclude", "");
     let state = dir.path("state").display().to_string();
     let site = [
@@ -163,13 +163,13 @@ async fn a_node_recommissioned_before_a_restart_comes_back_as_any_other() {
 
 /// The lines of the file of drains as they stand: each record is written
 /// before the call that caused it is answered.
-fn stored_lines(dir: &HostsDir) -> String {
+fn stored_lines(dir: &TestDir) -> String {
     std::fs::read_to_string(dir.path("state").join("nodes.jsonl")).unwrap()
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_stored_drain_ends_when_it_is_past_due_allowed_again_or_its_node_stays_away() {
-    let dir = HostsDir::new("restart-ends");
+    let dir = TestDir::new("restart-ends");
     let exclude = dir.write("nodes.exclude", "");
     let state = dir.path("state").display().to_string();
     let site = [
@@ -239,7 +239,7 @@ async fn a_stored_drain_ends_when_it_is_past_due_allowed_again_or_its_node_stays
 
 #[tokio::test(start_paused = true)]
 async fn after_a_restart_new_terms_count_from_the_drains_start_and_a_forced_refresh_ends_drains() {
-    let dir = HostsDir::new("restart-terms");
+    let dir = TestDir::new("restart-terms");
     let exclude = dir.write("nodes.exclude", "");
     let state = dir.path("state").display().to_string();
     let site = [
