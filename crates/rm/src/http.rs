@@ -15,6 +15,7 @@ mod cluster;
 mod nm;
 #[cfg(test)]
 mod tests;
+mod ui;
 
 use std::sync::Arc;
 
@@ -170,6 +171,7 @@ pub fn router(state: ApiState) -> Router {
         .layer(middleware::from_fn(negotiate_errors));
     protocols
         .merge(rest)
+        .merge(ui::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

@@ -1874,3 +1874,4 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 mod decommission;
 mod node_health;
 mod node_resize;
+mod ui;
