@@ -15,6 +15,7 @@ mod cluster;
 mod nm;
 #[cfg(test)]
 mod tests;
+mod ui;
 
 use std::sync::Arc;
 
@@ -202,6 +203,7 @@ pub fn router(state: ApiState) -> Router {
         ));
     protocols
         .merge(rest)
+        .merge(ui::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

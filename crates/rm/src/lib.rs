@@ -1,11 +1,12 @@
 //! Weft's ResourceManager service: the shell around the pure `weft-core`.
 //!
 //! One tokio task owns the core (`actor`); axum handlers (`http`) turn
-//! requests into commands and await the reply; the real clock becomes the
-//! core's `Time` in one place (`clock`); GETs read published snapshots
-//! (`view`). Around that: configuration loading (`config`), the include
-//! and exclude lists of nodes (`hosts`), the sizes operators give nodes
-//! (`dynamic_resources`), the wire formats (`dto`),
+//! requests into commands and await the reply, and serve the web UI's
+//! pages (`http::ui`); the real clock becomes the core's `Time` in one
+//! place (`clock`); GETs read published snapshots (`view`). Around that:
+//! configuration loading (`config`), the include and exclude lists of
+//! nodes (`hosts`), the sizes operators give nodes (`dynamic_resources`),
+//! the wire formats (`dto`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the audit log of who asked
 //! for which change (`audit`), the optional state store

@@ -206,6 +206,7 @@ async fn session(
          weft application -list -appStates ALL{rm}\n  \
          weft node -list{rm}\n  \
          curl {rm_url}/ws/v1/cluster/scheduler\n\
+         and open {rm_url}/cluster in a browser for the web UI.\n\
          (weft is target/release/weft, or `cargo run --release -p weft --`.)\n"
     ));
     let _ = stop.wait_for(|s| *s).await;

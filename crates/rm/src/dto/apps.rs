@@ -523,13 +523,25 @@ impl AppsQuery {
 }
 
 impl AppFilter {
+    /// The states asked for (YARN's names, upper case); empty: any.
+    pub fn states(&self) -> &BTreeSet<String> {
+        &self.states
+    }
+
     /// The apps of `view` that pass, by id, at most `limit` of them.
     pub fn apply(&self, view: &View) -> Vec<AppDto> {
-        let limit = self.limit.unwrap_or(usize::MAX);
-        view.apps
-            .values()
-            .filter(|a| self.matches(view, a))
-            .take(limit)
+        self.take(view, view.apps.values())
+    }
+
+    /// The apps of `view` that pass, newest (highest id) first, at most
+    /// `limit` of them: the newest, as a person looking at a list wants them.
+    pub fn apply_newest_first(&self, view: &View) -> Vec<AppDto> {
+        self.take(view, view.apps.values().rev())
+    }
+
+    fn take<'v>(&self, view: &View, apps: impl Iterator<Item = &'v AppView>) -> Vec<AppDto> {
+        apps.filter(|a| self.matches(view, a))
+            .take(self.limit.unwrap_or(usize::MAX))
             .map(|a| AppDto::from_view(view, a))
             .collect()
     }
@@ -860,6 +872,20 @@ pub struct AppAttemptDto {
     pub blacklisted_nodes: String,
     /// YARN's attempt state, approximated from the app's.
     pub app_attempt_state: String,
+}
+
+impl AppAttemptsDto {
+    /// The attempts of `app`; `epoch_origin_ms` turns core time into timestamps.
+    pub fn of(epoch_origin_ms: u64, app: &AppView) -> AppAttemptsDto {
+        // An app the scheduler refused never had an attempt in Hadoop (its
+        // first attempt starts once the scheduler took the app), so none is listed.
+        let app_attempt = if app.report.record.state == AppState::Rejected {
+            Vec::new()
+        } else {
+            vec![AppAttemptDto::current(epoch_origin_ms, app)]
+        };
+        AppAttemptsDto { app_attempt }
+    }
 }
 
 impl AppAttemptDto {

@@ -12,7 +12,7 @@ use weft_core::{NodeReport, NodeState, QueueReport};
 use weft_model::{QueuePath, Resource};
 use weft_queue_tree::QueueKind;
 
-use crate::dto::{EpochMillis, ResourceDto};
+use crate::dto::{EpochMillis, InvalidField, ResourceDto};
 use crate::reload::ReloadStatus;
 use crate::view::View;
 
@@ -497,6 +497,57 @@ impl NodeDto {
                 .flatten(),
             decommissioning_deadline: n.drain_deadline.map(|t| view.epoch_ms(t)),
         }
+    }
+}
+
+/// A validated `states` filter of the nodes list (empty: every node),
+/// shared by the REST list and the web UI so both read it alike.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeFilter {
+    /// YARN's names of the states wanted, upper case.
+    states: Vec<String>,
+}
+
+impl NodeFilter {
+    /// The filter of a query string's pairs. Hadoop's `states` is one
+    /// string parameter: a repeated one counts by its first value, as
+    /// JAX-RS reads it, rather than being refused; other parameters are
+    /// not the filter's.
+    pub fn from_pairs(pairs: &[(String, String)]) -> Result<NodeFilter, InvalidField> {
+        let mut states = Vec::new();
+        let Some((_, text)) = pairs.iter().find(|(k, _)| k == "states") else {
+            return Ok(NodeFilter { states });
+        };
+        for st in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let upper = st.to_ascii_uppercase();
+            if !NODE_STATES.contains(&upper.as_str()) {
+                return Err(InvalidField::new(
+                    "states",
+                    format!(
+                        "invalid node state {st:?}; expected one of {}",
+                        NODE_STATES.join(", ")
+                    ),
+                ));
+            }
+            states.push(upper);
+        }
+        Ok(NodeFilter { states })
+    }
+
+    /// The states asked for (YARN's names, upper case); empty: any.
+    pub fn states(&self) -> &[String] {
+        &self.states
+    }
+
+    /// The nodes of `view` that pass, by id.
+    pub fn apply(&self, view: &View) -> Vec<NodeDto> {
+        view.nodes
+            .iter()
+            .filter(|n| {
+                self.states.is_empty() || self.states.iter().any(|w| w == n.state.yarn_name())
+            })
+            .map(|n| NodeDto::from_report(view, n))
+            .collect()
     }
 }
 

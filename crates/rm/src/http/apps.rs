@@ -14,8 +14,8 @@ use weft_model::{AppId, AppPriority, QueuePath};
 use crate::actor::{AppSnapshot, RmError};
 use crate::dto::ResourceDto;
 use crate::dto::apps::{
-    AppAttemptDto, AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto,
-    AppsQuery, NewApplicationDto, SubmitApplicationDto,
+    AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto, AppsQuery,
+    NewApplicationDto, SubmitApplicationDto,
 };
 use crate::http::codec::{Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
@@ -227,16 +227,9 @@ pub(super) async fn attempts(
     AppParam(app): AppParam,
 ) -> Result<Wire<AppAttemptsDto>, ApiError> {
     let snap = fresh(&s, app).await?;
-    // An app the scheduler refused never had an attempt in Hadoop (its
-    // first attempt starts once the scheduler took the app), so none is listed.
-    let app_attempt = if snap.app.report.record.state == AppState::Rejected {
-        Vec::new()
-    } else {
-        vec![AppAttemptDto::current(snap.epoch_origin_ms, &snap.app)]
-    };
     Ok(Wire::ok(
         format,
         "appAttempts",
-        AppAttemptsDto { app_attempt },
+        AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app),
     ))
 }

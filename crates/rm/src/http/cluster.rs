@@ -18,7 +18,7 @@ use weft_model::Resource;
 use crate::actor::{RefreshTerms, RmError};
 use crate::config::NodeListSettings;
 use crate::dto::cluster::{
-    ClusterInfoDto, ClusterMetricsDto, LooseNumber, NODE_STATES, NodeChangeDto, NodeDto,
+    ClusterInfoDto, ClusterMetricsDto, LooseNumber, NodeChangeDto, NodeDto, NodeFilter,
     NodeResourceDto, NodeResourceRequest, NodesDto, RefreshAdminAclsDto, RefreshNodesDto,
     RefreshNodesRequest, RefreshQueuesDto, RefreshUserGroupsDto, ResourceFieldsDto, SchedulerDto,
     UserGroupsDto,
@@ -62,29 +62,9 @@ pub(super) async fn nodes(
     format: Format,
     Params(pairs): Params<Vec<(String, String)>>,
 ) -> Result<Wire<NodesDto>, ApiError> {
-    // Hadoop's `states` is one string parameter: a repeated one counts by
-    // its first value, as JAX-RS reads it, rather than being refused.
-    let states = pairs.iter().find(|(k, _)| k == "states").map(|(_, v)| v);
-    let mut wanted = Vec::new();
-    if let Some(states) = states {
-        for st in states.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let upper = st.to_ascii_uppercase();
-            if !NODE_STATES.contains(&upper.as_str()) {
-                return Err(ApiError::BadRequest(format!(
-                    "states: invalid node state {st:?}; expected one of {}",
-                    NODE_STATES.join(", ")
-                )));
-            }
-            wanted.push(upper);
-        }
-    }
+    let filter = NodeFilter::from_pairs(&pairs)?;
     let view = s.rm().view();
-    let node = view
-        .nodes
-        .iter()
-        .filter(|n| wanted.is_empty() || wanted.iter().any(|w| w == n.state.yarn_name()))
-        .map(|n| NodeDto::from_report(&view, n))
-        .collect();
+    let node = filter.apply(&view);
     Ok(Wire::ok(format, "nodes", NodesDto { node }))
 }
 

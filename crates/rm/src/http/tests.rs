@@ -1934,3 +1934,4 @@ mod decommission;
 mod dynamic_resources;
 mod node_health;
 mod node_resize;
+mod ui;
