@@ -312,8 +312,9 @@ pub struct AppsQuery {
     pub de_selects: Option<String>,
 }
 
-/// A validated `apps` filter.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A validated `apps` filter, built only from a query (`AppsQuery::to_filter`):
+/// no `Default`, since a zeroed time range would match no app at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppFilter {
     states: BTreeSet<String>,
     final_status: Option<String>,
