@@ -814,7 +814,12 @@ pub async fn rmadmin_get_groups(
         let path = format!("/ws/v1/cluster/users/{}/groups", encode_query(user));
         let r: UserGroupsDto =
             call_wrapped(client, Method::GET, &path, None::<&()>, "userGroups").await?;
-        let _ = writeln!(out, "{} : {}", r.user, r.groups.join(" "));
+        // Hadoop's GetGroups: `user :` then ` group` for each.
+        let _ = write!(out, "{} :", r.user);
+        for g in &r.groups {
+            let _ = write!(out, " {g}");
+        }
+        out.push('\n');
     }
     Ok(out)
 }
