@@ -263,10 +263,12 @@ fn apply(
                         name,
                         app_type,
                         tags,
+                        lifetime: None,
                     },
                     queue,
                     attempt: usable_attempt(attempt)?.max(1),
                     am_container_allocated,
+                    lifetime_expiry: None,
                 },
                 extra: AppExtra {
                     launch_context: launch_context.map(Arc::new),
@@ -343,6 +345,7 @@ mod tests {
             name: format!("job{seq}"),
             app_type: "YARN".into(),
             tags: vec!["t".into()],
+            lifetime: None,
         }
     }
 

@@ -998,6 +998,7 @@ impl<'s> Engine<'s> {
                 name: spec.name.clone(),
                 app_type: "MAPREDUCE".to_owned(),
                 tags: Vec::new(),
+                lifetime: None,
             }),
             "app submission",
         )?;

@@ -724,6 +724,7 @@ impl SubmitApplicationDto {
                     |t| t.chars().take(MAX_APP_TYPE_LENGTH).collect(),
                 ),
             tags,
+            lifetime: None,
         };
         let extra = AppExtra {
             launch_context: self

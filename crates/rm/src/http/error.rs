@@ -213,6 +213,7 @@ impl From<SubmitError> for ApiError {
         match e {
             SubmitError::AccessDenied { .. } => ApiError::Forbidden(e.to_string()),
             SubmitError::Duplicate(_)
+            | SubmitError::ZeroLifetime(_)
             | SubmitError::Placement(_)
             | SubmitError::Queue { .. }
             | SubmitError::AmTooLarge { .. } => ApiError::BadRequest(e.to_string()),
