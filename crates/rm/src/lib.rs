@@ -5,7 +5,8 @@
 //! core's `Time` in one place (`clock`); GETs read published snapshots
 //! (`view`). Around that: configuration loading (`config`), the include
 //! and exclude lists of nodes (`hosts`), the sizes operators give nodes
-//! (`dynamic_resources`), the wire formats (`dto`),
+//! (`dynamic_resources`), the wire formats (`dto`, with the ISO 8601 times
+//! of the timeout API in `iso8601`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the optional state store
 //! that lets apps and drains survive a restart (`state_store`), the
@@ -27,6 +28,7 @@ pub mod dynamic_resources;
 mod event_log;
 pub mod hosts;
 pub mod http;
+pub mod iso8601;
 pub mod load;
 pub mod metrics;
 pub mod reload;
