@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use crate::client::{ClientError, RmClient, encode_query};
 use crate::dto::apps::{
     APP_STATES, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppTimeoutUpdateDto, AppsDto,
-    LIFETIME,
+    LIFETIME, MAX_LIFETIME_SECS,
 };
 use crate::dto::cluster::{
     NodeDto, NodeResourceDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest,
@@ -302,10 +302,6 @@ pub async fn application_priority(
         "Updating priority of an application {app}\nSuccessfully updated the application {app} with priority {priority}\n"
     ))
 }
-
-/// The longest `-updateLifetime` taken, in seconds: about 3,000 years,
-/// which keeps the expiry within the four-digit years ISO 8601 writes.
-pub const MAX_LIFETIME_SECS: u64 = 100_000_000_000;
 
 /// `weft application -appId <appId> -updateLifetime <seconds>`: the app is
 /// killed `secs` seconds from `now` (the client's clock, as YARN's CLI

@@ -86,7 +86,7 @@ pub(crate) struct SubmitArgs {
     interval_ms: u64,
     /// Let the RM kill the application this many seconds after its
     /// submission if it has not ended (YARN's LIFETIME timeout).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=weft_rm::cli::MAX_LIFETIME_SECS))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=weft_rm::dto::apps::MAX_LIFETIME_SECS))]
     lifetime_secs: Option<u64>,
 }
 

@@ -212,7 +212,7 @@ struct ApplicationArgs {
         value_name = "SECONDS",
         allow_negative_numbers = true,
         requires = "app_id",
-        value_parser = clap::value_parser!(u64).range(1..=cli::MAX_LIFETIME_SECS)
+        value_parser = clap::value_parser!(u64).range(1..=weft_rm::dto::apps::MAX_LIFETIME_SECS)
     )]
     update_lifetime: Option<u64>,
 }

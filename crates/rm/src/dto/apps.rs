@@ -267,6 +267,11 @@ pub const LIFETIME: &str = "LIFETIME";
 /// Hadoop's `expiryTime` of a timeout that is not set.
 pub const UNLIMITED: &str = "UNLIMITED";
 
+/// The longest lifetime taken, in seconds (Hadoop takes any `long`): about
+/// 3,000 years, which keeps every expiry within the four-digit years ISO
+/// 8601 writes.
+pub const MAX_LIFETIME_SECS: u64 = 100_000_000_000;
+
 /// One timeout, in Hadoop's `AppTimeoutInfo` shape: `{"type": "LIFETIME",
 /// "expiryTime": "2030-01-31T18:30:00.000+0000", "remainingTimeInSeconds": 27}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -971,11 +976,14 @@ fn app_lifetime(timeouts: &BTreeMap<String, i64>) -> Result<Option<Duration>, In
     let mut lifetime = None;
     for (kind, &secs) in timeouts {
         timeout_type_named("application-timeouts", kind)?;
-        let Some(secs) = u64::try_from(secs).ok().filter(|&s| s > 0) else {
+        let Some(secs) = u64::try_from(secs)
+            .ok()
+            .filter(|s| (1..=MAX_LIFETIME_SECS).contains(s))
+        else {
             return Err(InvalidField::new(
                 "application-timeouts",
                 format!(
-                    "the {LIFETIME} timeout is {secs} seconds; it must be a positive number of seconds"
+                    "the {LIFETIME} timeout is {secs} seconds; it must be a positive number of seconds, at most {MAX_LIFETIME_SECS}"
                 ),
             ));
         };

@@ -158,11 +158,15 @@ async fn submissions_with_bad_timeouts_are_refused_naming_the_field() {
     for (timeouts, error) in [
         (
             json!({"LIFETIME": 0}),
-            "400 BadRequestException: application-timeouts: the LIFETIME timeout is 0 seconds; it must be a positive number of seconds",
+            "400 BadRequestException: application-timeouts: the LIFETIME timeout is 0 seconds; it must be a positive number of seconds, at most 100000000000",
         ),
         (
             json!({"LIFETIME": -5}),
-            "400 BadRequestException: application-timeouts: the LIFETIME timeout is -5 seconds; it must be a positive number of seconds",
+            "400 BadRequestException: application-timeouts: the LIFETIME timeout is -5 seconds; it must be a positive number of seconds, at most 100000000000",
+        ),
+        (
+            json!({"LIFETIME": 100_000_000_001_u64}),
+            "400 BadRequestException: application-timeouts: the LIFETIME timeout is 100000000001 seconds; it must be a positive number of seconds, at most 100000000000",
         ),
         (
             json!({"QUEUE": 5}),
@@ -188,7 +192,7 @@ async fn submissions_with_bad_timeouts_are_refused_naming_the_field() {
         assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     }
     expect![[r#"{"timeouts":{"timeout":[{"type":"LIFETIME","expiryTime":"UNLIMITED","remainingTimeInSeconds":-1}]}}"#]]
-        .assert_eq(&rm.timeouts("application_1700000000000_0006").await);
+        .assert_eq(&rm.timeouts("application_1700000000000_0007").await);
     // In XML, the map's key is the element's name.
     let app = rm.new_app("alice").await;
     let xml = format!(
