@@ -131,6 +131,7 @@ fn build(shape: &Shape) -> Cluster {
                 name: format!("app{i}"),
                 app_type: "BENCH".into(),
                 tags: Vec::new(),
+                lifetime: None,
             }),
         );
         assert!(

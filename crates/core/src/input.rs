@@ -6,7 +6,7 @@
 //! the drivers' job.
 
 use weft_model::{
-    AppId, AppPriority, ContainerId, Duration, NodeId, Priority, QueuePath, Resource,
+    AppId, AppPriority, ContainerId, Duration, NodeId, Priority, QueuePath, Resource, Time,
 };
 use weft_queue_tree::AllocConfig;
 
@@ -97,6 +97,17 @@ pub enum Input {
         app: AppId,
         /// The new priority.
         priority: AppPriority,
+    },
+    /// Give an application a new lifetime expiry (YARN's
+    /// `updateApplicationTimeouts` for `LIFETIME`): it is killed at
+    /// `expiry` unless it ends first. The expiry must be after `now`; it may
+    /// be earlier or later than the one in force, and an app submitted
+    /// without a lifetime gains one, as in Hadoop.
+    SetAppLifetime {
+        /// The application.
+        app: AppId,
+        /// When it is killed.
+        expiry: Time,
     },
     /// A new, validated allocation file.
     AllocConfigReplaced(Box<AllocConfig>),
@@ -200,6 +211,10 @@ pub struct Submission {
     pub app_type: String,
     /// Free-form tags.
     pub tags: Vec<String>,
+    /// How long it may run from its submission before the RM kills it
+    /// (YARN's `LIFETIME` timeout); `None` (or `Duration::MAX`): no limit.
+    /// Zero is refused.
+    pub lifetime: Option<Duration>,
 }
 
 /// An application taken back after a restart of the ResourceManager.
@@ -217,6 +232,11 @@ pub struct RecoveredApp {
     /// True when that attempt's AM container had been allocated: its node
     /// is expected to bring it back on re-registering, so none is asked for.
     pub am_container_allocated: bool,
+    /// When it is killed for its lifetime, on this core's clock, as it
+    /// stood before the restart (the submission's `lifetime` is not used:
+    /// the expiry counts from the first submission, as Hadoop keeps it). An
+    /// expiry already past kills it at the next input.
+    pub lifetime_expiry: Option<Time>,
 }
 
 /// An AM's allocate call.

@@ -210,6 +210,21 @@ impl ResourceManager {
                 self.am_expiries.len()
             ));
         }
+        // The lifetime set holds exactly the live apps' expiries: a missing
+        // entry would let an app outlive its lifetime, a stale one kill it
+        // at a time it no longer has.
+        let lifetimes: std::collections::BTreeSet<_> = self
+            .apps
+            .values()
+            .filter(|r| r.handle.is_some())
+            .filter_map(|r| Some((r.lifetime_expiry?, r.id)))
+            .collect();
+        if lifetimes != self.lifetime_expiries {
+            problems.push(format!(
+                "the lifetime deadlines {:?} are not the live apps' expiries {lifetimes:?}",
+                self.lifetime_expiries
+            ));
+        }
         if problems.is_empty() {
             Ok(())
         } else {

@@ -34,6 +34,7 @@
 //!     name: "pi".into(),
 //!     app_type: "MAPREDUCE".into(),
 //!     tags: vec![],
+//!     lifetime: None,
 //! }));
 //! // The node's next heartbeat places the application master's container.
 //! let out = rm.handle(Time::from_millis(1000), Input::NodeHeartbeat(NodeHeartbeat { node, statuses: vec![], unhealthy: None }));
@@ -54,6 +55,7 @@ mod health;
 mod input;
 mod invariants;
 mod lifecycle;
+mod lifetime;
 mod node_events;
 mod node_updates;
 mod nodes;
@@ -71,10 +73,12 @@ pub use input::{
 };
 pub use invariants::CoreInvariantViolation;
 pub use lifecycle::ask_anywhere;
+pub use lifetime::LIFETIME_EXCEEDED;
 pub use output::{
     AllocateError, AllocateReply, AllocatedContainer, AppError, AppState, CompletedContainer,
-    Event, HeartbeatReply, Locality, MoveError, NewApplicationReply, NodeError, NodeState, Output,
-    PreemptionMessage, RegisterReply, Reply, StopReason, SubmitError, SubmitReply, exit_status,
+    Event, HeartbeatReply, LifetimeError, Locality, MoveError, NewApplicationReply, NodeError,
+    NodeState, Output, PreemptionMessage, RegisterReply, Reply, StopReason, SubmitError,
+    SubmitReply, exit_status,
 };
 pub use rm::{AppRecord, Counters, InactiveNode, ResourceManager};
 pub use settings::CoreSettings;

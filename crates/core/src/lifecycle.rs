@@ -38,6 +38,8 @@ struct Admission {
     /// Ask for the AM container (false when a recovered attempt's AM container runs already).
     ask_for_am: bool,
     recovered: bool,
+    /// When it is killed for its lifetime.
+    lifetime_expiry: Option<Time>,
 }
 
 /// The groups a submission carries, served to placement.
@@ -76,6 +78,10 @@ impl ResourceManager {
     ) -> Result<SubmitReply, SubmitError> {
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
+        }
+        // Refused before the app exists, as Hadoop's submission check does.
+        if sub.lifetime == Some(weft_model::Duration::ZERO) {
+            return Err(SubmitError::ZeroLifetime(sub.app));
         }
         self.counters.apps_submitted += 1;
         self.flush_capacity();
@@ -136,6 +142,7 @@ impl ResourceManager {
             }
             None => None,
         };
+        let lifetime_expiry = lifetime_expiry(now, &sub);
         self.admit(
             now,
             sub,
@@ -146,6 +153,7 @@ impl ResourceManager {
                 attempt: 1,
                 ask_for_am: true,
                 recovered: false,
+                lifetime_expiry,
             },
         )
     }
@@ -165,6 +173,7 @@ impl ResourceManager {
             queue,
             attempt,
             am_container_allocated,
+            lifetime_expiry,
         } = rec;
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
@@ -205,6 +214,7 @@ impl ResourceManager {
                 attempt: attempt.max(1),
                 ask_for_am: !am_container_allocated,
                 recovered: true,
+                lifetime_expiry,
             },
         )
     }
@@ -223,6 +233,7 @@ impl ResourceManager {
             attempt,
             ask_for_am,
             recovered,
+            lifetime_expiry,
         } = admission;
         // The tree is walked level by level on the stack, and the event for
         // the queues created names each of them: a placement may create
@@ -371,6 +382,7 @@ impl ResourceManager {
                 priority: sub.priority,
                 am_resource,
                 submitted: now,
+                lifetime_expiry,
                 launched: None,
                 finished: None,
                 attempt,
@@ -384,6 +396,7 @@ impl ResourceManager {
                 handle: Some(h),
             },
         );
+        self.arm_lifetime(sub.app, lifetime_expiry);
         self.events.push(Event::AppStateChanged {
             app: sub.app,
             queue: queue.clone(),
@@ -419,6 +432,8 @@ impl ResourceManager {
                 priority: sub.priority,
                 am_resource: sub.am_resource,
                 submitted: now,
+                // Reported as Hadoop reports a refused app's timeouts; never watched.
+                lifetime_expiry: lifetime_expiry(now, sub),
                 launched: None,
                 finished: Some(now),
                 attempt: AttemptId::new(sub.app, 1),
@@ -718,6 +733,7 @@ impl ResourceManager {
         self.active_mut(h).finishing = true;
         self.am_gone(h);
         let app = self.active(h).id;
+        self.disarm_lifetime(app);
         let reserved: Vec<_> = self.active(h).reservations.iter().copied().collect();
         for node in reserved {
             self.release_reservation(node, "its application ended");
@@ -875,6 +891,14 @@ impl ResourceManager {
             diagnostics,
         });
     }
+}
+
+/// When a submission at `now` is killed for its lifetime: never for no
+/// lifetime, or one of `Duration::MAX` (YARN's unlimited).
+fn lifetime_expiry(now: Time, sub: &Submission) -> Option<Time> {
+    sub.lifetime
+        .filter(|l| !l.is_forever())
+        .map(|l| now.saturating_add(l))
 }
 
 /// An ask for anywhere, for tests and drivers that build requests by hand.

@@ -54,6 +54,8 @@ pub enum Reply {
     Done(Result<(), AppError>),
     /// To `MoveApp`.
     Moved(Result<(), MoveError>),
+    /// To `SetAppLifetime`: the expiry now in force.
+    LifetimeSet(Result<Time, LifetimeError>),
     /// To `AllocConfigReplaced`.
     ConfigApplied(ConfigApplied),
 }
@@ -357,6 +359,12 @@ pub enum SubmitError {
         /// Why.
         why: String,
     },
+    /// The submission asks for a lifetime of zero (Hadoop refuses a
+    /// `LIFETIME` timeout that is not positive).
+    #[error(
+        "application {0} asks for a lifetime of 0s; give a positive lifetime, or none for no limit"
+    )]
+    ZeroLifetime(AppId),
     /// The AM container is larger than the queue allows.
     #[error(
         "application master for {app} asks for {asked}, more than queue {queue} allows ({max})"
@@ -426,6 +434,27 @@ pub enum AllocateError {
         queue: QueuePath,
         /// The capability asked for.
         capability: Resource,
+    },
+}
+
+/// Why a new lifetime expiry was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LifetimeError {
+    /// The app-level problem (unknown, or already ended).
+    #[error(transparent)]
+    App(#[from] AppError),
+    /// The expiry is not in the future: Hadoop refuses an expiry before the
+    /// current time (Weft also one equal to it, which would kill at once).
+    #[error(
+        "the new lifetime expiry of application {app} ({expiry} on the scheduler's clock) is not after the current time ({now}); give a time in the future"
+    )]
+    NotInFuture {
+        /// The app.
+        app: AppId,
+        /// The expiry asked for.
+        expiry: Time,
+        /// The time it was asked at.
+        now: Time,
     },
 }
 
@@ -623,6 +652,25 @@ pub enum Event {
     PreemptionError {
         /// What it said.
         error: String,
+    },
+    /// An application's lifetime ran out: it is killed (the kill's own
+    /// events follow).
+    AppLifetimeExpired {
+        /// The app.
+        app: AppId,
+        /// Its queue.
+        queue: QueuePath,
+        /// The expiry that passed.
+        expiry: Time,
+    },
+    /// An application was given a new lifetime expiry.
+    AppLifetimeChanged {
+        /// The app.
+        app: AppId,
+        /// The expiry before (`None`: it had no lifetime).
+        previous: Option<Time>,
+        /// The expiry now in force.
+        expiry: Time,
     },
     /// Placement could not find a queue.
     PlacementFailed {

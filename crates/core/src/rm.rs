@@ -66,6 +66,9 @@ pub struct ResourceManager {
     pub(crate) node_updates: crate::node_updates::NodeUpdateLog,
     /// AM liveness deadlines, soonest first (`am_liveness`).
     pub(crate) am_expiries: std::collections::BTreeSet<(Time, AppId)>,
+    /// Lifetime expiries of live apps, soonest first (`lifetime`): exactly
+    /// the live apps whose record has a `lifetime_expiry`, at that time.
+    pub(crate) lifetime_expiries: std::collections::BTreeSet<(Time, AppId)>,
     /// Starvation timers and the warn-then-kill ledger.
     pub(crate) preemptor: weft_preemption::Preemptor,
     /// Preemption was on at its last run (so switching it off is noticed).
@@ -135,6 +138,9 @@ pub struct AppRecord {
     pub am_resource: Option<Resource>,
     /// Submission time.
     pub submitted: Time,
+    /// When the RM kills it for its lifetime (YARN's `LIFETIME` timeout),
+    /// if it has one; kept after it ends, as Hadoop reports it.
+    pub lifetime_expiry: Option<Time>,
     /// When its first container was allocated.
     pub launched: Option<Time>,
     /// When it ended.
@@ -286,6 +292,7 @@ impl ResourceManager {
             counters: Counters::default(),
             node_updates: Default::default(),
             am_expiries: Default::default(),
+            lifetime_expiries: Default::default(),
             preemptor: weft_preemption::Preemptor::new(),
             preemption_active: false,
         }
@@ -317,6 +324,9 @@ impl ResourceManager {
         self.expire_nodes(now);
         self.expire_drains(now);
         self.expire_overcommits(now);
+        // Before the AMs: an app whose lifetime ran out is killed, rather
+        // than first given a new attempt for a silent AM.
+        self.expire_lifetimes(now);
         self.expire_ams(now);
         let reply = match input {
             Input::NodeRegistered(reg) => Reply::NodeRegistered(self.register_node(now, reg)),
@@ -349,6 +359,9 @@ impl ResourceManager {
             Input::SetAppPriority { app, priority } => {
                 Reply::Done(self.set_priority(app, priority))
             }
+            Input::SetAppLifetime { app, expiry } => {
+                Reply::LifetimeSet(self.set_lifetime(now, app, expiry))
+            }
             Input::AllocConfigReplaced(config) => {
                 Reply::ConfigApplied(self.replace_config(now, *config))
             }
@@ -366,13 +379,16 @@ impl ResourceManager {
 
     /// When the core next needs to be called even if nothing happens: the
     /// next update pass, sweep of empty queues, node or AM expiry, end of a
-    /// node's graceful decommission, or preemption kill.
+    /// node's graceful decommission, app lifetime expiry, or preemption kill.
     pub fn next_deadline(&self) -> Option<Time> {
         let mut next = self.next_update.min(self.next_queue_prune);
         if let Some((expiry, _)) = self.nodes.expiries.first() {
             next = next.min(*expiry);
         }
         if let Some((expiry, _)) = self.am_expiries.first() {
+            next = next.min(*expiry);
+        }
+        if let Some((expiry, _)) = self.lifetime_expiries.first() {
             next = next.min(*expiry);
         }
         if let Some((deadline, _)) = self.nodes.drain_deadlines.first() {

@@ -1,12 +1,14 @@
 //! Property tests of the core as a whole: random streams of inputs (nodes
 //! joining, heartbeating with completions, turning unhealthy and back,
 //! resized, leaving, being lost, drained and recommissioned; apps
-//! submitting, asking, releasing, blacklisting, finishing, being killed,
-//! moved and reprioritised; config and settings reloads; time passing),
+//! submitting (some with a lifetime), asking, releasing, blacklisting,
+//! finishing, being killed, moved, reprioritised and given a new lifetime
+//! expiry; config and settings reloads; time passing),
 //! some of them hostile (release lists naming a container twice, another
 //! app's container or the AM's own), keep the books consistent after every
 //! input, never panic, never place a container on a draining or unhealthy
-//! node, and replay to the same outputs. Two focused properties follow: FIFO
+//! node, never let an app outlive its lifetime nor kill it for its lifetime
+//! early, and replay to the same outputs. Two focused properties follow: FIFO
 //! order within a leaf, and DRF balance between sibling queues.
 //!
 //! The scenario files (`tests/scenarios/*.txt`) show exact behaviour; this
@@ -51,12 +53,13 @@ enum Op {
     Recommission { node: u8 },
     /// An operator resizes the node (with an over-commit timeout unless 0).
     Resize { node: u8, size: u8, timeout: u8 },
-    /// A new app.
+    /// A new app, with a lifetime unless `lifetime` is 0.
     Submit {
         queue: u8,
         user: u8,
         am: u8,
         prio: i8,
+        lifetime: u8,
     },
     /// The app's AM registers.
     RegisterAm { app: u8 },
@@ -86,6 +89,9 @@ enum Op {
     Move { app: u8, queue: u8 },
     /// Change the app's priority.
     Priority { app: u8, prio: i8 },
+    /// Give the app a new lifetime expiry, `ahead` steps from now (0: now,
+    /// which is refused).
+    Lifetime { app: u8, ahead: u8 },
     /// A new allocation file.
     Reload { config: u8 },
     /// New site settings.
@@ -102,7 +108,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..4u8, 0..4u8, any::<bool>()).prop_map(|(node, timeout, apps)| Op::Drain { node, timeout, apps }),
         1 => (0..4u8).prop_map(|node| Op::Recommission { node }),
         1 => (0..4u8, 0..4u8, 0..3u8).prop_map(|(node, size, timeout)| Op::Resize { node, size, timeout }),
-        4 => (0..8u8, 0..3u8, 0..4u8, -1..3i8).prop_map(|(queue, user, am, prio)| Op::Submit { queue, user, am, prio }),
+        4 => (0..8u8, 0..3u8, 0..4u8, -1..3i8, 0..4u8)
+            .prop_map(|(queue, user, am, prio, lifetime)| Op::Submit { queue, user, am, prio, lifetime }),
         1 => any::<u8>().prop_map(|app| Op::RegisterAm { app }),
         6 => (any::<u8>(), 0..3u8, 0..6u8, 0..6u8, 0..4u8, 0..4u8)
             .prop_map(|(app, prio, size, count, place, node)| Op::Ask { app, prio, size, count, place, node }),
@@ -113,6 +120,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u8>().prop_map(|app| Op::Kill { app }),
         1 => (any::<u8>(), 0..8u8).prop_map(|(app, queue)| Op::Move { app, queue }),
         1 => (any::<u8>(), -1..3i8).prop_map(|(app, prio)| Op::Priority { app, prio }),
+        1 => (any::<u8>(), 0..3u8).prop_map(|(app, ahead)| Op::Lifetime { app, ahead }),
         1 => (0..3u8).prop_map(|config| Op::Reload { config }),
         1 => (0..3u8).prop_map(|settings| Op::Settings { settings }),
         3 => prop_oneof![4 => Just(0u16), 4 => Just(200), 4 => Just(1000), 2 => Just(6000), 1 => Just(25000)]
@@ -298,6 +306,7 @@ impl Harness {
             return Err(TestCaseError::fail(e.to_string()));
         }
         check_no_allocation_over_max(&self.rm, &out)?;
+        check_lifetimes(&self.rm, self.now, &out)?;
         Ok(out)
     }
 
@@ -440,6 +449,7 @@ impl Harness {
                 user,
                 am,
                 prio,
+                lifetime,
             } => {
                 let out = self.handle(Input::NewApplication)?;
                 let Reply::NewApplication(new) = out.reply else {
@@ -461,6 +471,12 @@ impl Harness {
                     name: "app".to_owned(),
                     app_type: "YARN".to_owned(),
                     tags: Vec::new(),
+                    lifetime: match lifetime {
+                        0 => None,
+                        1 => Some(Duration::from_millis(500)),
+                        2 => Some(Duration::from_millis(5_000)),
+                        _ => Some(Duration::from_millis(30_000)),
+                    },
                 }))?;
                 // An unmanaged AM runs already and registers at once.
                 if am == 0 && matches!(out.reply, Reply::Submitted(Ok(_))) {
@@ -598,6 +614,17 @@ impl Harness {
                     })?;
                 }
             }
+            Op::Lifetime { app, ahead } => {
+                if let Some(app) = self.app(app) {
+                    let expiry = self.now
+                        + match ahead {
+                            0 => Duration::ZERO,
+                            1 => Duration::from_millis(1_000),
+                            _ => Duration::from_millis(20_000),
+                        };
+                    self.handle(Input::SetAppLifetime { app, expiry })?;
+                }
+            }
             Op::Reload { config: idx } => {
                 self.handle(Input::AllocConfigReplaced(Box::new(config(idx))))?;
             }
@@ -670,6 +697,40 @@ fn check_no_allocation_over_max(rm: &ResourceManager, out: &Output) -> Result<()
                     max
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// No app outlives its lifetime (the core kills it before handling the
+/// first input at or after its expiry), and none is killed for its
+/// lifetime before its expiry.
+fn check_lifetimes(rm: &ResourceManager, now: Time, out: &Output) -> Result<(), TestCaseError> {
+    for r in rm.app_reports() {
+        if let (false, Some(expiry)) = (r.record.state.is_final(), r.record.lifetime_expiry) {
+            prop_assert!(
+                expiry > now,
+                "{} is {} at {} with a lifetime expiry of {}",
+                r.record.id,
+                r.record.state,
+                now,
+                expiry
+            );
+        }
+    }
+    for event in &out.events {
+        if let Event::AppLifetimeExpired { app, expiry, .. } = event {
+            prop_assert!(
+                *expiry <= now,
+                "{} killed at {} for an expiry of {}",
+                app,
+                now,
+                expiry
+            );
+            let killed = rm
+                .app_report(*app)
+                .is_none_or(|r| r.record.state == weft_core::AppState::Killed);
+            prop_assert!(killed, "{} expired but was not killed", app);
         }
     }
     Ok(())
@@ -794,6 +855,7 @@ fn check_fifo(
                 name: String::new(),
                 app_type: String::new(),
                 tags: Vec::new(),
+                lifetime: None,
             }),
         );
         rm.handle(now, Input::AmRegistered { app: new.app });
@@ -982,6 +1044,7 @@ fn check_drf(
                 name: String::new(),
                 app_type: String::new(),
                 tags: Vec::new(),
+                lifetime: None,
             }),
         );
         rm.handle(now, Input::AmRegistered { app: new.app });

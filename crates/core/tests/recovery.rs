@@ -60,6 +60,8 @@ impl Cluster {
         out.reply
     }
 
+    /// Takes back app `seq`. Its submission asks for a lifetime of 1 ms,
+    /// which recovery must ignore: only `lifetime_expiry` counts.
     fn recover(
         &mut self,
         seq: u32,
@@ -67,6 +69,18 @@ impl Cluster {
         managed: bool,
         attempt: u32,
         am_up: bool,
+    ) -> String {
+        self.recover_expiring(seq, queue, managed, attempt, am_up, None)
+    }
+
+    fn recover_expiring(
+        &mut self,
+        seq: u32,
+        queue: &str,
+        managed: bool,
+        attempt: u32,
+        am_up: bool,
+        lifetime_expiry: Option<Time>,
     ) -> String {
         let reply = self.input(Input::AppRecovered(RecoveredApp {
             submission: Submission {
@@ -79,10 +93,12 @@ impl Cluster {
                 name: format!("app{seq}"),
                 app_type: "YARN".into(),
                 tags: vec![],
+                lifetime: Some(weft_model::Duration::from_millis(1)),
             },
             queue: queue.parse().unwrap(),
             attempt,
             am_container_allocated: am_up,
+            lifetime_expiry,
         }));
         match reply {
             Reply::Submitted(Ok(r)) => format!("recovered into {}", r.queue),
@@ -288,6 +304,47 @@ fn recovered_apps_skip_placement_and_acls_and_take_back_their_containers() {
             application_1000_0003 root.a       attempt 1 ACCEPTED am 1     containers [1@n1] pending 0: recovered after a resource manager restart: waiting for its application master container
             application_1000_0004 root.recovery attempt 1 RUNNING  am -     containers [] pending 0: running
             application_1000_0005 root.gone.new attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+        "#]],
+    );
+}
+
+#[test]
+fn recovered_apps_keep_their_lifetime_expiry() {
+    let mut c = Cluster::new();
+    let t = Time::from_millis;
+    // 1: an expiry still ahead; 2: one that passed while the RM was down;
+    // 3: none (its submission's lifetime is not counted again). App 2 comes
+    // last, as any input after it would kill it.
+    for (seq, expiry) in [(1, Some(t(60_000))), (3, None), (2, Some(t(50)))] {
+        c.recover_expiring(seq, "root.a", false, 1, false, expiry);
+    }
+    let expiries: Vec<(u32, Option<Time>)> =
+        c.rm.app_reports()
+            .map(|r| (r.record.id.seq, r.record.lifetime_expiry))
+            .collect();
+    assert_eq!(
+        expiries,
+        vec![(1, Some(t(60_000))), (2, Some(t(50))), (3, None)]
+    );
+    // The core asks to be called at once for the expiry that has passed,
+    // and kills that app at its next input, as Hadoop's monitor does on
+    // its first pass after a restart.
+    assert!(c.rm.next_deadline().unwrap() <= c.now);
+    c.input(Input::Tick);
+    let mut log = c.render();
+    c.now = t(60_000);
+    c.rm.handle(c.now, Input::Tick);
+    c.rm.check_invariants().unwrap();
+    log.push_str(&c.render());
+    check(
+        &log,
+        expect![[r#"
+            application_1000_0001 root.a       attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+            application_1000_0002 root.a       attempt 1 KILLED   am -     containers [] pending 0: Application is killed by ResourceManager as it has exceeded the lifetime period.
+            application_1000_0003 root.a       attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
+            application_1000_0001 root.a       attempt 1 KILLED   am -     containers [] pending 0: Application is killed by ResourceManager as it has exceeded the lifetime period.
+            application_1000_0002 root.a       attempt 1 KILLED   am -     containers [] pending 0: Application is killed by ResourceManager as it has exceeded the lifetime period.
+            application_1000_0003 root.a       attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
         "#]],
     );
 }

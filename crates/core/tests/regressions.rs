@@ -46,6 +46,7 @@ fn issue3_recovered_containers_may_exceed_a_max_share_from_the_start() {
             name: "recovered".into(),
             app_type: "YARN".into(),
             tags: vec![],
+            lifetime: None,
         }),
     );
     assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
@@ -120,6 +121,7 @@ fn submission(app: AppId, am_resource: Option<Resource>) -> Submission {
         name: "hostile".into(),
         app_type: "YARN".into(),
         tags: vec![],
+        lifetime: None,
     }
 }
 
@@ -326,6 +328,7 @@ fn hostile_release_of_the_am_container_at_the_last_attempt() {
             queue: QueuePath::parse("root.default").unwrap(),
             attempt: 3,
             am_container_allocated: false,
+            lifetime_expiry: None,
         }),
     );
     assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
@@ -456,6 +459,7 @@ fn hostile_recovered_app_with_the_last_id() {
             queue: QueuePath::parse("root.default").unwrap(),
             attempt: 1,
             am_container_allocated: true,
+            lifetime_expiry: None,
         }),
     );
     assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
@@ -584,6 +588,7 @@ fn hostile_queues_nested_thousands_deep() {
             queue: QueuePath::parse(&deep(5000)).unwrap(),
             attempt: 1,
             am_container_allocated: false,
+            lifetime_expiry: None,
         }),
     );
     let Reply::Submitted(Ok(reply)) = &out.reply else {

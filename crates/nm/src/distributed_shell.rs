@@ -26,7 +26,7 @@ use weft_rm::dto::ResourceDto;
 use weft_rm::dto::am::{
     AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AmRegisterResponse, AskDto,
 };
-use weft_rm::dto::apps::SubmitApplicationDto;
+use weft_rm::dto::apps::{LIFETIME, SubmitApplicationDto};
 use weft_rm::token::ContainerToken;
 
 use crate::dto::{ContainerBody, LaunchContext};
@@ -71,6 +71,9 @@ pub struct ShellConfig {
     /// then counts as the RM or node being unreachable, and is retried as
     /// such. A start call on a node is bounded by `launch_timeout`.
     pub request_timeout: Duration,
+    /// How long the app may run from its submission before the RM kills
+    /// it (its `LIFETIME` timeout, whole seconds); `None`: no limit.
+    pub lifetime_secs: Option<u64>,
 }
 
 impl ShellConfig {
@@ -96,6 +99,7 @@ impl ShellConfig {
             launch_timeout: Duration::from_secs(10),
             rm_timeout: Duration::from_secs(300),
             request_timeout: Duration::from_secs(30),
+            lifetime_secs: None,
         }
     }
 }
@@ -294,6 +298,10 @@ async fn submit(client: &mut RmClient, config: &ShellConfig) -> Result<AppId, Sh
         queue: config.queue.clone(),
         application_type: Some("WEFT-SHELL".to_owned()),
         unmanaged_am: Some(true),
+        application_timeouts: config.lifetime_secs.map(|secs| {
+            let secs = i64::try_from(secs).unwrap_or(i64::MAX);
+            [(LIFETIME.to_owned(), secs)].into_iter().collect()
+        }),
         ..SubmitApplicationDto::default()
     };
     let bytes = serde_json::to_vec(&body).unwrap_or_default();

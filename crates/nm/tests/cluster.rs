@@ -695,6 +695,41 @@ async fn a_silent_unmanaged_am_fails_its_app_at_the_liveness_deadline() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_app_past_its_lifetime_is_killed_with_its_containers() {
+    let dir = test_dir("lifetime");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let mut config = shell(&rm, &dir, "a", 1, 128, GATED);
+    config.lifetime_secs = Some(2);
+    let shell = spawn_shell(config);
+    wait_until("the container to run", || async { ran(&dir).len() == 1 }).await;
+    let pid = pid_of(&dir, &ran(&dir)[0]);
+    // Never released: only the lifetime ends it.
+    let ended = tokio::time::timeout(PATIENCE, shell.task)
+        .await
+        .expect("the shell did not end in time")
+        .unwrap();
+    match ended {
+        Err(distributed_shell::ShellError::Ended {
+            state, diagnostics, ..
+        }) => {
+            assert_eq!(state, "KILLED");
+            assert_eq!(
+                diagnostics,
+                "Application is killed by ResourceManager as it has exceeded the lifetime period."
+            );
+        }
+        other => panic!("the shell ended with {other:?}"),
+    }
+    wait_until("the container's process to end", || async {
+        !is_alive(pid)
+    })
+    .await;
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_container_over_its_memory_limit_is_killed_with_the_figures() {
     let dir = test_dir("memory");
     let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;

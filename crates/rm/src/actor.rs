@@ -15,8 +15,8 @@
 //! AM containers, the nodes' own words about containers that ended (handed
 //! to their AMs), container tokens (drawn when the core allocates a
 //! container, handed to its node and its AM, forgotten once both have them
-//! or the container ends; see `token`), access checks for kill, move and
-//! priority, the state store's records (with the recovery of the apps
+//! or the container ends; see `token`), access checks for kill, move,
+//! priority and lifetime changes, the state store's records (with the recovery of the apps
 //! it holds at start, and of drains as their nodes come back: `drains`),
 //! and the include and exclude lists of nodes: which
 //! nodes may register, and what a refresh of the lists does to the nodes
@@ -37,8 +37,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use weft_core::{
     AllocateError, AllocateRequest, AppError, AppState, Drain, Event, FinalStatus, Input,
-    MoveError, NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration, NodeState,
-    RegisterReply, Reply, ResourceManager, SubmitError, SubmitReply,
+    LifetimeError, MoveError, NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration,
+    NodeState, RegisterReply, Reply, ResourceManager, SubmitError, SubmitReply,
 };
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
@@ -88,6 +88,9 @@ pub enum RmError {
     /// A move was refused.
     #[error(transparent)]
     Move(#[from] MoveError),
+    /// A new lifetime expiry was refused.
+    #[error(transparent)]
+    Lifetime(#[from] LifetimeError),
     /// A heartbeat or allocate call with a `responseId` that is neither the
     /// expected one nor a repeat of the last.
     #[error(
@@ -223,7 +226,8 @@ pub(crate) enum Command {
         reply: Tx<NewApplicationReply>,
     },
     Submit {
-        sub: weft_core::Submission,
+        /// Boxed: the largest command, and a rare one.
+        sub: Box<weft_core::Submission>,
         extra: AppExtra,
         reply: Tx<SubmitReply>,
     },
@@ -261,6 +265,12 @@ pub(crate) enum Command {
         who: Identity,
         priority: AppPriority,
         reply: Tx<AppPriority>,
+    },
+    SetLifetime {
+        app: AppId,
+        who: Identity,
+        expiry: Time,
+        reply: Tx<Time>,
     },
     ReplaceAllocConfig {
         config: Box<AllocConfig>,
@@ -318,6 +328,11 @@ impl RmHandle {
     /// The core's time now (not the snapshot's), for ages measured at a scrape.
     pub(crate) fn now(&self) -> Time {
         self.clock.now()
+    }
+
+    /// The service's clock, to turn wall-clock times into the core's.
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
     }
 
     /// Commands waiting for the scheduler.
@@ -387,8 +402,12 @@ impl RmHandle {
         sub: weft_core::Submission,
         extra: AppExtra,
     ) -> Result<SubmitReply, RmError> {
-        self.call(|reply| Command::Submit { sub, extra, reply })
-            .await
+        self.call(|reply| Command::Submit {
+            sub: Box::new(sub),
+            extra,
+            reply,
+        })
+        .await
     }
 
     /// An AM registering.
@@ -472,6 +491,23 @@ impl RmHandle {
             app,
             who,
             priority,
+            reply,
+        })
+        .await
+    }
+
+    /// Gives an app a new lifetime expiry (core time) on `who`'s behalf;
+    /// the expiry in force afterwards.
+    pub async fn set_lifetime(
+        &self,
+        app: AppId,
+        who: Identity,
+        expiry: Time,
+    ) -> Result<Time, RmError> {
+        self.call(|reply| Command::SetLifetime {
+            app,
+            who,
+            expiry,
             reply,
         })
         .await
@@ -854,7 +890,7 @@ impl Actor {
                 let _ = reply.send(res);
             }
             Command::Submit { sub, extra, reply } => {
-                let res = self.submit(now, sub, extra);
+                let res = self.submit(now, *sub, extra);
                 let _ = reply.send(res);
             }
             Command::RegisterAm { app, info, reply } => {
@@ -933,6 +969,15 @@ impl Actor {
                 reply,
             } => {
                 let res = self.set_priority(now, app, &who, priority);
+                let _ = reply.send(res);
+            }
+            Command::SetLifetime {
+                app,
+                who,
+                expiry,
+                reply,
+            } => {
+                let res = self.set_lifetime(now, app, &who, expiry);
                 let _ = reply.send(res);
             }
             Command::ReplaceAllocConfig { config, reply } => {
@@ -1351,7 +1396,12 @@ impl Actor {
             Ok(reply) => {
                 self.metrics.app_submitted(&reply.queue);
                 if let (Some(store), Some(sub)) = (&mut self.store, &stored) {
-                    store.submitted(sub, &reply.queue, &extra);
+                    let expiry = self
+                        .core
+                        .app_report(app)
+                        .and_then(|r| r.record.lifetime_expiry)
+                        .map(|t| self.clock.epoch_ms(t));
+                    store.submitted(sub, &reply.queue, &extra, expiry);
                 }
                 self.extras.insert(app, extra);
             }
@@ -1538,10 +1588,46 @@ impl Actor {
         }
     }
 
+    fn set_lifetime(
+        &mut self,
+        now: Time,
+        app: AppId,
+        who: &Identity,
+        expiry: Time,
+    ) -> Result<Time, RmError> {
+        let (owner, queue, state) = self.app_owner(app)?;
+        if state.is_final() {
+            return Err(AppError::AlreadyEnded { app, state }.into());
+        }
+        self.check_modify(app, who, "change the lifetime of", &owner, &queue)?;
+        let out = self.core.handle(now, Input::SetAppLifetime { app, expiry });
+        self.absorb(now, &out.events);
+        match out.reply {
+            Reply::LifetimeSet(Ok(expiry)) => {
+                if let Some(store) = &mut self.store {
+                    store.lifetime_set(app, self.clock.epoch_ms(expiry));
+                }
+                Ok(expiry)
+            }
+            Reply::LifetimeSet(Err(e)) => Err(e.into()),
+            _ => Err(RmError::Unexpected { what: "lifetime" }),
+        }
+    }
+
     /// Takes back the apps the state store held when the RM started.
     fn recover(&mut self, now: Time, apps: Vec<StoredApp>) {
-        for stored in apps {
+        for mut stored in apps {
             let app = stored.recovered.submission.app;
+            // The store keeps wall-clock time; this run's core time starts
+            // at its own origin. An expiry that passed while the RM was
+            // down kills the app at the core's next input, as Hadoop's
+            // monitor does on its first pass.
+            let origin = self.clock.epoch_origin_ms();
+            stored.recovered.lifetime_expiry = stored
+                .lifetime_expiry_ms
+                .map(|ms| Time::from_millis(ms.saturating_sub(origin)));
+            stored.extra.expired_before_start_ms =
+                stored.lifetime_expiry_ms.filter(|&ms| ms < origin);
             let out = self.core.handle(now, Input::AppRecovered(stored.recovered));
             match out.reply {
                 Reply::Submitted(Ok(reply)) => {
@@ -1740,6 +1826,15 @@ impl Actor {
                 Event::PreemptionKilled { container, .. } => preempted.push(*container),
                 Event::PlacementFailed { app, error } => {
                     tracing::info!(app = %app, error = %error, "placement failed");
+                }
+                Event::AppLifetimeExpired { app, queue, .. } => {
+                    tracing::info!(app = %app, queue = %queue, "application lifetime expired: killing it");
+                }
+                Event::AppLifetimeChanged { app, expiry, .. } => {
+                    let at = crate::iso8601::EpochMs(
+                        i64::try_from(self.clock.epoch_ms(*expiry)).unwrap_or(i64::MAX),
+                    );
+                    tracing::info!(app = %app, expiry = %at, "application lifetime expiry changed");
                 }
                 _ => {}
             }

@@ -171,6 +171,7 @@ fn operation(method: &Method, route: &str) -> Option<(&'static str, &'static str
         ("POST", "/ws/v1/cluster/apps/new-application") => ("Get New Application Request", CLIENT),
         ("PUT", "/ws/v1/cluster/apps/{app}/state") => ("Kill Application Request", CLIENT),
         ("PUT", "/ws/v1/cluster/apps/{app}/queue") => ("Move Application Request", CLIENT),
+        ("PUT", "/ws/v1/cluster/apps/{app}/timeout") => ("Update Application Timeouts", CLIENT),
         ("PUT", "/ws/v1/cluster/apps/{app}/priority") => {
             ("Update Application Priority Request", CLIENT)
         }

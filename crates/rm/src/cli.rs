@@ -15,7 +15,10 @@ use http::Method;
 use serde::de::DeserializeOwned;
 
 use crate::client::{ClientError, RmClient, encode_query};
-use crate::dto::apps::{APP_STATES, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto};
+use crate::dto::apps::{
+    APP_STATES, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppTimeoutUpdateDto, AppsDto,
+    LIFETIME, MAX_LIFETIME_SECS,
+};
 use crate::dto::cluster::{
     NodeDto, NodeResourceDto, NodesDto, QueueDto, RefreshNodesDto, RefreshNodesRequest,
     RefreshQueuesDto, SchedulerDto,
@@ -24,6 +27,7 @@ use crate::dto::cluster::{
     NodeResizeDto, RefreshAdminAclsDto, RefreshNodesResourcesDto, RefreshUserGroupsDto,
     UserGroupsDto,
 };
+use crate::iso8601::EpochMs;
 
 /// The path of an application typed on the command line, then `rest`. The
 /// id is percent-encoded as one path segment, so whatever was typed (a `/`,
@@ -249,6 +253,14 @@ pub async fn application_status(client: &mut RmClient, app: &str) -> Result<Stri
     for (k, v) in lines {
         let _ = writeln!(out, "\t{k} : {v}");
     }
+    // YARN's CLI prints each timeout on one line after the report.
+    for t in a.timeouts.iter().flat_map(|t| &t.timeout) {
+        let _ = writeln!(
+            out,
+            "\tTimeoutType : {}\tExpiryTime : {}\tRemainingTime : {}seconds",
+            t.timeout_type, t.expiry_time, t.remaining_time_in_seconds
+        );
+    }
     Ok(out)
 }
 
@@ -311,6 +323,26 @@ pub async fn application_priority(
         .await?;
     Ok(format!(
         "Updating priority of an application {app}\nSuccessfully updated the application {app} with priority {priority}\n"
+    ))
+}
+
+/// `weft application -appId <appId> -updateLifetime <seconds>`: the app is
+/// killed `secs` seconds from `now` (the client's clock, as YARN's CLI
+/// counts), sooner or later than it would have been.
+pub async fn application_update_lifetime(
+    client: &mut RmClient,
+    app: &str,
+    secs: u64,
+    now: EpochMs,
+) -> Result<String, ClientError> {
+    let ms = i64::try_from(secs.min(MAX_LIFETIME_SECS) * 1000).unwrap_or(i64::MAX);
+    let body = AppTimeoutUpdateDto::lifetime(EpochMs(now.0.saturating_add(ms)));
+    let v: serde_json::Value = client
+        .call(Method::PUT, &app_path(app, "/timeout"), Some(&body))
+        .await?;
+    let expiry = v["timeout"]["expiryTime"].as_str().unwrap_or("?");
+    Ok(format!(
+        "Updating timeout for given timeoutType: {LIFETIME} of an application {app}\nSuccessfully updated {LIFETIME} of an application {app}. New expiry time is {expiry}\n"
     ))
 }
 

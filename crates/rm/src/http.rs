@@ -25,7 +25,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, get, post, put};
 use metrics::Histogram;
 use weft_model::{AppId, NodeId, Resource};
 
@@ -192,6 +192,15 @@ pub fn router(state: ApiState) -> Router {
             "/ws/v1/cluster/apps/{app}/priority",
             get(apps::get_priority).put(apps::put_priority),
         ),
+        (
+            "/ws/v1/cluster/apps/{app}/timeouts",
+            get(apps::get_timeouts),
+        ),
+        (
+            "/ws/v1/cluster/apps/{app}/timeouts/{type}",
+            get(apps::get_timeout),
+        ),
+        ("/ws/v1/cluster/apps/{app}/timeout", put(apps::put_timeout)),
         ("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts)),
     ];
     let rest = with_trailing_slashes(cluster_routes)

@@ -6,7 +6,8 @@
 //! place (`clock`); GETs read published snapshots (`view`). Around that:
 //! configuration loading (`config`), the include and exclude lists of
 //! nodes (`hosts`), the sizes operators give nodes (`dynamic_resources`),
-//! the wire formats (`dto`),
+//! the wire formats (`dto`, with the ISO 8601 times of the timeout API in
+//! `iso8601`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the audit log of who asked
 //! for which change (`audit`), the optional state store
@@ -30,6 +31,7 @@ pub mod dynamic_resources;
 mod event_log;
 pub mod hosts;
 pub mod http;
+pub mod iso8601;
 pub mod load;
 pub mod metrics;
 pub mod reload;

@@ -1,8 +1,10 @@
 //! The RM's state store (`weft.rm.state-store.dir`, off by default): what
 //! it must remember across a restart to take its applications back, as
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
-//! queue placement chose and the AM's launch context), an AM container
-//! allocated, an attempt that failed, an app that ended. The graceful
+//! queue placement chose, the AM's launch context and the lifetime expiry),
+//! an AM container allocated, an attempt that failed, a new lifetime
+//! expiry, an app that ended. Expiries are wall-clock milliseconds, since
+//! the core's clock starts again with every run. The graceful
 //! decommissions under way go beside it in `<dir>/nodes.jsonl` (`drains`).
 //!
 //! At start the file is read, folded into the apps still alive, and
@@ -64,6 +66,10 @@ pub struct StoredApp {
     pub recovered: RecoveredApp,
     /// What the shell keeps beside it (launch context, unmanaged flag).
     pub extra: AppExtra,
+    /// When it is killed for its lifetime, in wall-clock milliseconds since
+    /// the epoch (`recovered.lifetime_expiry` is left for the actor to set
+    /// on its own clock).
+    pub lifetime_expiry_ms: Option<u64>,
 }
 
 /// The open store: the live apps it knows, and the file it appends to.
@@ -101,7 +107,13 @@ enum Record {
         /// Written by compaction only: that attempt's AM container was allocated.
         #[serde(default)]
         am_container_allocated: bool,
+        /// When it is killed for its lifetime (ms since the epoch); absent
+        /// without a lifetime, and in files written before lifetimes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lifetime_expiry: Option<u64>,
     },
+    /// The app was given a new lifetime expiry (ms since the epoch).
+    LifetimeSet { app: String, expiry: u64 },
     /// The AM container of an attempt was allocated (the id names the attempt).
     AmAllocated { container: String },
     /// An attempt failed; the next one starts.
@@ -134,8 +146,15 @@ impl StateStore {
         self.lines.path()
     }
 
-    /// An accepted submission, placed in `queue`.
-    pub(crate) fn submitted(&mut self, sub: &Submission, queue: &QueuePath, extra: &AppExtra) {
+    /// An accepted submission, placed in `queue`, killed at
+    /// `lifetime_expiry` (ms since the epoch) if it has a lifetime.
+    pub(crate) fn submitted(
+        &mut self,
+        sub: &Submission,
+        queue: &QueuePath,
+        extra: &AppExtra,
+        lifetime_expiry: Option<u64>,
+    ) {
         self.live.insert(sub.app);
         let record = Record::Submitted {
             app: sub.app.to_string(),
@@ -149,8 +168,19 @@ impl StateStore {
             launch_context: extra.launch_context.as_deref().cloned(),
             attempt: 1,
             am_container_allocated: false,
+            lifetime_expiry,
         };
         self.lines.append(&record);
+    }
+
+    /// The app was given a new lifetime expiry (ms since the epoch).
+    pub(crate) fn lifetime_set(&mut self, app: AppId, expiry: u64) {
+        if self.live.contains(&app) {
+            self.lines.append(&Record::LifetimeSet {
+                app: app.to_string(),
+                expiry,
+            });
+        }
     }
 
     /// An attempt's AM container was allocated.
@@ -247,6 +277,7 @@ fn apply(
             launch_context,
             attempt,
             am_container_allocated,
+            lifetime_expiry,
         } => {
             let id = parse_app(&app)?;
             let queue = QueuePath::parse(&queue).map_err(|e| e.to_string())?;
@@ -263,16 +294,19 @@ fn apply(
                         name,
                         app_type,
                         tags,
+                        lifetime: None,
                     },
                     queue,
                     attempt: usable_attempt(attempt)?.max(1),
                     am_container_allocated,
+                    lifetime_expiry: None,
                 },
                 extra: AppExtra {
                     launch_context: launch_context.map(Arc::new),
                     unmanaged,
                     ..AppExtra::default()
                 },
+                lifetime_expiry_ms: lifetime_expiry,
             };
             if apps.insert(id, stored).is_none() {
                 order.push(id);
@@ -291,6 +325,11 @@ fn apply(
             if let Some(app) = apps.get_mut(&parse_app(&app)?) {
                 app.recovered.attempt = usable_attempt(app.recovered.attempt.saturating_add(1))?;
                 app.recovered.am_container_allocated = false;
+            }
+        }
+        Record::LifetimeSet { app, expiry } => {
+            if let Some(app) = apps.get_mut(&parse_app(&app)?) {
+                app.lifetime_expiry_ms = Some(expiry);
             }
         }
         Record::Ended { app } => {
@@ -316,6 +355,7 @@ fn compacted(app: &StoredApp) -> Record {
         launch_context: app.extra.launch_context.as_deref().cloned(),
         attempt: app.recovered.attempt,
         am_container_allocated: app.recovered.am_container_allocated,
+        lifetime_expiry: app.lifetime_expiry_ms,
     }
 }
 
@@ -343,6 +383,7 @@ mod tests {
             name: format!("job{seq}"),
             app_type: "YARN".into(),
             tags: vec!["t".into()],
+            lifetime: None,
         }
     }
 
@@ -378,9 +419,9 @@ mod tests {
             )),
             ..AppExtra::default()
         };
-        store.submitted(&submission(1, true), &queue, &ctx);
-        store.submitted(&submission(2, false), &queue, &AppExtra::default());
-        store.submitted(&submission(3, false), &queue, &AppExtra::default());
+        store.submitted(&submission(1, true), &queue, &ctx, None);
+        store.submitted(&submission(2, false), &queue, &AppExtra::default(), None);
+        store.submitted(&submission(3, false), &queue, &AppExtra::default(), None);
         let attempt1 = AttemptId::new(AppId::new(7, 1), 1);
         store.am_allocated(ContainerId::new(attempt1, 1));
         store.attempt_failed(AppId::new(7, 1));
@@ -493,6 +534,57 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&why);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lifetime_expiries_survive_a_reopen_and_files_from_before_them_load() {
+        let dir = temp_dir("lifetime");
+        std::fs::create_dir_all(&dir).unwrap();
+        // A file written before lifetimes existed.
+        let old = format!("{}\n", submitted_line(1, "old", 1));
+        std::fs::write(dir.join(STATE_FILE_NAME), &old).unwrap();
+        let (mut store, apps, warnings) = StateStore::open(&dir).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(apps[0].lifetime_expiry_ms, None);
+        // An app without a lifetime is written without the field, so an
+        // older Weft reads the file as it wrote it.
+        let compacted = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        assert!(!compacted.contains("lifetime"), "{compacted}");
+        let queue: QueuePath = "root.a".parse().unwrap();
+        store.submitted(
+            &submission(2, true),
+            &queue,
+            &AppExtra::default(),
+            Some(1_700_000_600_000),
+        );
+        store.lifetime_set(AppId::new(7, 2), 1_700_001_200_000);
+        // An app that had none gains one.
+        store.lifetime_set(AppId::new(7, 1), 1_700_000_900_000);
+        // Records about apps the store does not hold are not written.
+        store.lifetime_set(AppId::new(7, 9), 1);
+        drop(store);
+        let text = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        assert_eq!(
+            text.matches(r#""record":"lifetimeSet""#).count(),
+            2,
+            "{text}"
+        );
+        let expiries = |apps: &[StoredApp]| -> Vec<(u32, Option<u64>)> {
+            apps.iter()
+                .map(|a| (a.recovered.submission.app.seq, a.lifetime_expiry_ms))
+                .collect()
+        };
+        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let want = vec![(1, Some(1_700_000_900_000)), (2, Some(1_700_001_200_000))];
+        assert_eq!(expiries(&apps), want);
+        // Compacted into the submissions, and read back the same.
+        let text = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.contains(r#""lifetimeExpiry":1700001200000"#), "{text}");
+        let (_store, again, _) = StateStore::open(&dir).unwrap();
+        assert_eq!(expiries(&again), want);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -286,6 +286,28 @@ async fn yarn_style_commands() {
     let status = cli::application_status(&mut alice, &a).await.unwrap();
     assert!(status.contains("\tQueue : root.a\n"), "{status}");
     assert!(status.contains("\tAM Host : n1:8042\n"), "{status}");
+    assert!(
+        status.ends_with(
+            "\tTimeoutType : LIFETIME\tExpiryTime : UNLIMITED\tRemainingTime : -1seconds\n"
+        ),
+        "{status}"
+    );
+
+    // Ten minutes from the client's clock; its status shows them.
+    let now = weft_rm::iso8601::EpochMs(EPOCH as i64);
+    let updated = cli::application_update_lifetime(&mut alice, &a, 600, now)
+        .await
+        .unwrap();
+    expect![[r#"
+        Updating timeout for given timeoutType: LIFETIME of an application application_1700000000000_0001
+        Successfully updated LIFETIME of an application application_1700000000000_0001. New expiry time is 2023-11-14T22:23:20.000+0000
+    "#]]
+    .assert_eq(&updated);
+    let status = cli::application_status(&mut alice, &a).await.unwrap();
+    assert!(
+        status.contains("\tExpiryTime : 2023-11-14T22:23:20.000+0000\t"),
+        "{status}"
+    );
 
     let moved = cli::application_move(&mut alice, &a, "b").await.unwrap();
     expect![[r#"
@@ -348,6 +370,7 @@ async fn yarn_style_commands() {
         refused(cli::application_kill(&mut alice, &["app?x=1".to_owned()]).await),
         refused(cli::application_move(&mut alice, "a#b", "b").await),
         refused(cli::application_priority(&mut alice, "%zz", 1).await),
+        refused(cli::application_update_lifetime(&mut alice, "%zz", 1, now).await),
         refused(cli::node_status(&mut alice, "n1:8041/x").await),
     ];
     expect![[r#"
@@ -356,6 +379,7 @@ async fn yarn_style_commands() {
             "400 invalid application id \"my app\": expected application_<clusterTimestamp>_<sequence>",
             "400 invalid application id \"app?x=1\": expected application_<clusterTimestamp>_<sequence>",
             "400 invalid application id \"a#b\": expected application_<clusterTimestamp>_<sequence>",
+            "400 invalid application id \"%zz\": expected application_<clusterTimestamp>_<sequence>",
             "400 invalid application id \"%zz\": expected application_<clusterTimestamp>_<sequence>",
             "400 invalid node id \"n1:8041/x\": expected host:port",
         ]

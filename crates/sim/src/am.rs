@@ -425,6 +425,7 @@ mod tests {
             priority: AppPriority(0),
             am: None,
             groups: vec![maps, reduces],
+            lifetime: None,
         }
     }
 

@@ -998,6 +998,7 @@ impl<'s> Engine<'s> {
                 name: spec.name.clone(),
                 app_type: "MAPREDUCE".to_owned(),
                 tags: Vec::new(),
+                lifetime: spec.lifetime,
             }),
             "app submission",
         )?;
@@ -1503,6 +1504,67 @@ mod tests {
             job finished in root.user: submit 2.000 am 2.740 first 4.740 finish 19.740 local [1, 1, 0, 0] preempted 0 lost 0
         "#]]
         .assert_eq(&timeline(&report));
+    }
+
+    #[test]
+    fn an_app_past_its_lifetime_is_killed_and_its_room_goes_to_the_next() {
+        // One node fits one task at a time; "slow" holds it past its
+        // 30 s lifetime, and "next" waits for the room.
+        let sc = load(
+            r#"
+            seed = 3
+            [[nodes]]
+            count = 1
+            capacity = "2048 mb, 2 vcores"
+            [[apps]]
+            name = "slow"
+            lifetime = "30s"
+            am = "unmanaged"
+            tasks = [ { count = 2, size = "2048 mb, 2 vcores", duration = "20s" } ]
+            [[apps]]
+            name = "next"
+            at = "1s"
+            am = "unmanaged"
+            lifetime = "10m"
+            tasks = [ { count = 1, size = "2048 mb, 2 vcores", duration = "5s" } ]
+            "#,
+        );
+        let report = simulate(&sc, SimOptions::default()).unwrap();
+        let timeline = timeline(&report);
+        // Killed at 30 s with its second task half done; the next job's
+        // task starts at the node's next heartbeat.
+        expect_test::expect![[r#"
+            slow killed in root.user: submit 0.000 am - first 1.000 finish 30.000 local [2, 0, 0, 0] preempted 0 lost 0
+            next finished in root.user: submit 1.000 am - first 31.000 finish 37.000 local [1, 0, 0, 0] preempted 0 lost 0
+        "#]]
+        .assert_eq(&timeline);
+        assert_eq!(
+            timeline,
+            super::tests::timeline(&simulate(&sc, without_skipping()).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_lifetime_of_zero_is_refused_naming_the_field() {
+        let err = Scenario::load(
+            r#"
+            [[nodes]]
+            count = 1
+            capacity = "2048 mb, 2 vcores"
+            [[apps]]
+            name = "a"
+            lifetime = "0s"
+            tasks = [ { count = 1, duration = "1s" } ]
+            "#,
+            &MemorySources::default(),
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("apps[0].lifetime: must be longer than 0s"),
+            "{err}"
+        );
     }
 
     /// Options that send every heartbeat, idle or not.

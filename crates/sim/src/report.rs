@@ -43,7 +43,7 @@ pub struct RunStats {
 pub enum Outcome {
     /// Its AM finished it.
     Finished,
-    /// A scenario event killed it.
+    /// A scenario event killed it, or its lifetime ran out.
     Killed,
     /// It failed, with the core's or the AM's reason.
     Failed(String),

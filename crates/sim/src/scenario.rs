@@ -282,6 +282,9 @@ pub struct AppFile {
     pub count: Option<u32>,
     /// Time between copies' submissions (default 0).
     pub every: Option<String>,
+    /// How long each copy may run from its submission before the RM kills
+    /// it (YARN's `LIFETIME` timeout; default: no limit).
+    pub lifetime: Option<String>,
     /// Its task groups.
     #[serde(default)]
     pub tasks: Vec<TaskGroupFile>,
@@ -1132,6 +1135,13 @@ impl Resolver<'_> {
         if count == 0 {
             return Err(invalid(format!("{what}.count"), "must be at least 1"));
         }
+        let lifetime = opt_duration(a.lifetime.as_deref(), &format!("{what}.lifetime"))?;
+        if lifetime == Some(Duration::ZERO) {
+            return Err(invalid(
+                format!("{what}.lifetime"),
+                "must be longer than 0s (leave it out for no limit)",
+            ));
+        }
         budget
             .within_horizon(at)
             .map_err(ScenarioError::limit(format!("{what}.at")))?;
@@ -1252,6 +1262,7 @@ impl Resolver<'_> {
                 priority: AppPriority(a.priority.unwrap_or(0)),
                 am,
                 groups,
+                lifetime,
             });
         }
         Ok(out)

@@ -40,6 +40,9 @@ pub struct AppSpec {
     pub am: Option<Resource>,
     /// Its tasks, by group.
     pub groups: Vec<TaskGroup>,
+    /// How long it may run from its submission before the RM kills it
+    /// (YARN's `LIFETIME` timeout); `None`: no limit.
+    pub lifetime: Option<Duration>,
 }
 
 impl AppSpec {

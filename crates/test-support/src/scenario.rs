@@ -23,7 +23,10 @@
 //! - `resize NAME SIZE [timeout=DURATION]`: an operator changes what a node
 //!   offers (with an over-commit timeout if given).
 //! - `submit APP [queue=Q] [user=U] [groups=G1,G2] [prio=N] [am=SIZE|unmanaged]
-//!   [id=application_<ts>_<seq>]` (the id defaults to a fresh one from the RM).
+//!   [id=application_<ts>_<seq>] [lifetime=DURATION]` (the id defaults to a
+//!   fresh one from the RM; the app is killed a lifetime after its submission).
+//! - `lifetime APP at=TIME`: give the app a new lifetime expiry (`TIME` as a
+//!   duration since the scenario's start, `40s`).
 //! - `register APP`: the AM registers.
 //! - `ask APP [prio=N] [at=LOC,LOC] [relax=false] COUNTxSIZE ...`: an
 //!   allocate call with asks (at every listed location; `*` by default).
@@ -135,6 +138,7 @@ impl Scenario {
             "kill" => self.kill(&args),
             "move" => self.move_app(&args),
             "priority" => self.priority(&args),
+            "lifetime" => self.lifetime(&args),
             "advance" => self.advance(&args),
             "tick" => Ok(self.input(Input::Tick)),
             "show" => self.show(&args),
@@ -327,6 +331,7 @@ impl Scenario {
             name: name.to_owned(),
             app_type: "YARN".into(),
             tags: Vec::new(),
+            lifetime: None,
         };
         for arg in &args[1..] {
             let (k, v) = arg
@@ -343,6 +348,12 @@ impl Scenario {
                 "id" => {}
                 "am" if v == "unmanaged" => sub.am_resource = None,
                 "am" => sub.am_resource = Some(parse_resource_arg(v)?),
+                "lifetime" => {
+                    sub.lifetime = Some(
+                        v.parse()
+                            .map_err(|e: weft_model::DurationParseError| e.to_string())?,
+                    )
+                }
                 other => return Err(format!("unknown submit option {other:?}")),
             }
         }
@@ -630,6 +641,20 @@ impl Scenario {
         }))
     }
 
+    /// `lifetime APP at=TIME`: a new lifetime expiry, `TIME` after the start.
+    fn lifetime(&mut self, args: &[&str]) -> Result<String, String> {
+        let app = self.app_id(args.first().copied())?;
+        let at = args
+            .get(1)
+            .and_then(|a| a.strip_prefix("at="))
+            .ok_or("lifetime takes an app and at=TIME (a duration since the start, 40s)")?;
+        let since_start: Duration = at
+            .parse()
+            .map_err(|e: weft_model::DurationParseError| e.to_string())?;
+        let expiry = Time::ZERO + since_start;
+        Ok(self.input(Input::SetAppLifetime { app, expiry }))
+    }
+
     fn advance(&mut self, args: &[&str]) -> Result<String, String> {
         let d: Duration = args
             .first()
@@ -771,6 +796,12 @@ impl Scenario {
             Reply::Moved(Err(e)) => {
                 let _ = writeln!(text, "error: {e}");
             }
+            Reply::LifetimeSet(Ok(expiry)) => {
+                let _ = writeln!(text, "expires at {expiry}");
+            }
+            Reply::LifetimeSet(Err(e)) => {
+                let _ = writeln!(text, "error: {e}");
+            }
             _ => {}
         }
         text
@@ -897,6 +928,21 @@ impl Scenario {
                     }
                     format!("update at {at}")
                 }
+                Event::AppLifetimeExpired { app, queue, expiry } => {
+                    format!(
+                        "{} lifetime expired at {expiry} in {queue}",
+                        self.app_name(app)
+                    )
+                }
+                Event::AppLifetimeChanged {
+                    app,
+                    previous,
+                    expiry,
+                } => format!(
+                    "{} lifetime expiry {} -> {expiry}",
+                    self.app_name(app),
+                    previous.map_or_else(|| "none".to_owned(), |t| t.to_string())
+                ),
                 Event::PlacementFailed { app, error } => {
                     format!("{} placement failed: {error}", self.app_name(app))
                 }

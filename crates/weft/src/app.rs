@@ -84,6 +84,10 @@ pub(crate) struct SubmitArgs {
     // u64::MAX, left the app running and the client silent for ever.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
     interval_ms: u64,
+    /// Let the RM kill the application this many seconds after its
+    /// submission if it has not ended (YARN's LIFETIME timeout).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=weft_rm::dto::apps::MAX_LIFETIME_SECS))]
+    lifetime_secs: Option<u64>,
 }
 
 pub(crate) async fn run(a: AppArgs) -> anyhow::Result<()> {
@@ -142,6 +146,7 @@ async fn submit(a: SubmitArgs) -> anyhow::Result<()> {
     config.name = a.name;
     config.environment = environment(&a.env)?;
     config.interval = Duration::from_millis(a.interval_ms);
+    config.lifetime_secs = a.lifetime_secs;
     let started = Instant::now();
     let mut printer = Printer::new(String::new(), started);
     let outcome = distributed_shell::run(config, stop, |e| printer.show(&e)).await?;
@@ -298,6 +303,24 @@ mod tests {
                 .err()
                 .unwrap_or_else(|| panic!("--interval-ms {bad} is accepted"));
             assert!(e.to_string().contains("10..=60000"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_lifetime_is_a_positive_number_of_seconds() {
+        let ok = Cmd::try_parse_from(["submit", "--command", "true", "--lifetime-secs", "90"]);
+        assert_eq!(ok.map(|c| c.submit.lifetime_secs).ok(), Some(Some(90)));
+        let none = Cmd::try_parse_from(["submit", "--command", "true"]);
+        assert_eq!(none.map(|c| c.submit.lifetime_secs).ok(), Some(None));
+        for bad in ["0", "1.5", "100000000001"] {
+            let e = Cmd::try_parse_from(["submit", "--command", "true", "--lifetime-secs", bad])
+                .err()
+                .unwrap_or_else(|| panic!("--lifetime-secs {bad} is accepted"));
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{bad}: {e}"
+            );
         }
     }
 

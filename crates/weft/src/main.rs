@@ -62,7 +62,7 @@ enum Command {
     Local(local::LocalArgs),
     /// Distributed-shell applications: submit (and run), status, list, kill.
     App(app::AppArgs),
-    /// Applications: -list, -status, -kill, -movetoqueue, -updatePriority.
+    /// Applications: -list, -status, -kill, -movetoqueue, -updatePriority, -updateLifetime.
     Application(ApplicationArgs),
     /// Queues: -status.
     Queue(QueueArgs),
@@ -162,7 +162,7 @@ impl OneShotClient {
 #[derive(Args, Debug)]
 #[command(group(
     ArgGroup::new("command")
-        .args(["list", "status", "kill", "move_to_queue", "change_queue", "update_priority"])
+        .args(["list", "status", "kill", "move_to_queue", "change_queue", "update_priority", "update_lifetime"])
         .required(true)
 ))]
 struct ApplicationArgs {
@@ -192,7 +192,7 @@ struct ApplicationArgs {
     /// The target queue of -movetoqueue.
     #[arg(long = "queue", requires = "move_to_queue")]
     queue: Option<String>,
-    /// The application of -changeQueue or -updatePriority.
+    /// The application of -changeQueue, -updatePriority or -updateLifetime.
     #[arg(long = "appId", conflicts_with_all = ["list", "status", "kill", "move_to_queue"])]
     app_id: Option<String>,
     /// Move -appId to this queue.
@@ -205,6 +205,16 @@ struct ApplicationArgs {
         requires = "app_id"
     )]
     update_priority: Option<i32>,
+    /// Kill -appId this many seconds from now (this machine's clock), sooner
+    /// or later than its lifetime said.
+    #[arg(
+        long = "updateLifetime",
+        value_name = "SECONDS",
+        allow_negative_numbers = true,
+        requires = "app_id",
+        value_parser = clap::value_parser!(u64).range(1..=weft_rm::dto::apps::MAX_LIFETIME_SECS)
+    )]
+    update_lifetime: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -650,9 +660,15 @@ async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
         cli::application_move(&mut c, app, queue).await?
     } else if let (Some(app), Some(p)) = (&a.app_id, a.update_priority) {
         cli::application_priority(&mut c, app, p).await?
+    } else if let (Some(app), Some(secs)) = (&a.app_id, a.update_lifetime) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .context("this machine's clock is before 1970")?;
+        let now = weft_rm::iso8601::EpochMs(i64::try_from(now.as_millis()).unwrap_or(i64::MAX));
+        cli::application_update_lifetime(&mut c, app, secs, now).await?
     } else {
         anyhow::bail!(
-            "nothing to do: use -list, -status <appId>, -kill <appId>, -movetoqueue <appId> -queue <queue>, or -appId <appId> with -changeQueue or -updatePriority"
+            "nothing to do: use -list, -status <appId>, -kill <appId>, -movetoqueue <appId> -queue <queue>, or -appId <appId> with -changeQueue, -updatePriority or -updateLifetime"
         );
     };
     print(out);
@@ -932,6 +948,14 @@ mod tests {
                 MissingRequiredArgument,
             ),
             (
+                "weft application -updateLifetime 60",
+                MissingRequiredArgument,
+            ),
+            (
+                "weft application -appId application_1_0001 -updatePriority 1 -updateLifetime 60",
+                ArgumentConflict,
+            ),
+            (
                 "weft application -appId application_1_0001",
                 MissingRequiredArgument,
             ),
@@ -992,6 +1016,7 @@ mod tests {
             "weft application -movetoqueue application_1_0001 -queue root.b",
             "weft application -appId application_1_0001 -changeQueue root.b",
             "weft application -appId application_1_0001 -updatePriority -1",
+            "weft application -appId application_1_0001 -updateLifetime 3600",
             "weft node -list -states RUNNING,LOST",
             "weft node -list -all",
             "weft node -status n1:8041",
@@ -1252,6 +1277,22 @@ mod tests {
             .expect_err("an empty --user is refused");
         assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue, "{e}");
         assert!(e.to_string().contains("--user"), "{e}");
+    }
+
+    #[test]
+    fn a_lifetime_must_be_a_positive_number_of_seconds() {
+        for secs in ["0", "-5", "ten", "100000000001"] {
+            let e = Weft::try_parse_from(args(&format!(
+                "weft application -appId application_1_0001 -updateLifetime {secs}"
+            )))
+            .expect_err(secs);
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{secs}: {e}"
+            );
+            assert!(e.to_string().contains("--updateLifetime"), "{e}");
+        }
     }
 
     #[test]

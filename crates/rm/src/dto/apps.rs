@@ -1,21 +1,22 @@
 //! The YARN REST API's application bodies, in Hadoop's shapes: the `app`
 //! report, the `apps` list and its query filters, `new-application`, the
-//! submission context, and the `state`, `queue`, `priority` and
-//! `appattempts` sub-resources.
+//! submission context, and the `state`, `queue`, `priority`, `timeouts`
+//! and `appattempts` sub-resources.
 //!
 //! Conversions: a submission becomes the core's `Submission` plus the
 //! shell's `AppExtra`; an `AppView` becomes an `AppDto`. Access control is
 //! not decided here.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use weft_core::{AppState, FinalStatus, Submission};
-use weft_model::{AppId, AppPriority, QueuePath, Resource, ResourceType, Time};
+use weft_model::{AppId, AppPriority, Duration, QueuePath, Resource, ResourceType, Time};
 
 use crate::actor::AppSnapshot;
 
 use crate::dto::{EpochMillis, InvalidField, ResourceDto, one_or_many, parse_field};
+use crate::iso8601::EpochMs;
 use crate::view::{AppExtra, AppView, View};
 
 /// `{"apps":{"app":[...]}}`.
@@ -124,6 +125,10 @@ pub struct AppDto {
     /// Weft's addition: the app's instantaneous fair share of memory (MB).
     #[serde(rename = "fairShareMB")]
     pub fair_share_mb: u64,
+    /// Its timeouts (the lifetime, `UNLIMITED` when it has none); absent
+    /// when the list was asked for with `deSelects=timeouts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<AppTimeoutsDto>,
 }
 
 /// YARN's name of a final status.
@@ -245,7 +250,166 @@ impl AppDto {
             pending_mb: r.pending.memory_mb(),
             pending_vcores: r.pending.vcores(),
             fair_share_mb: r.fair_share.memory_mb(),
+            timeouts: Some(AppTimeoutsDto {
+                timeout: vec![AppTimeoutDto::lifetime(
+                    lifetime_expiry_ms(app, epoch_origin_ms),
+                    rec.state.is_final(),
+                    epoch_ms(now),
+                )],
+            }),
         }
+    }
+}
+
+/// YARN's one application timeout type (`ApplicationTimeoutType`).
+pub const LIFETIME: &str = "LIFETIME";
+
+/// Hadoop's `expiryTime` of a timeout that is not set.
+pub const UNLIMITED: &str = "UNLIMITED";
+
+/// The longest lifetime taken, in seconds (Hadoop takes any `long`): about
+/// 3,000 years, which keeps every expiry within the four-digit years ISO
+/// 8601 writes.
+pub const MAX_LIFETIME_SECS: u64 = 100_000_000_000;
+
+/// One timeout, in Hadoop's `AppTimeoutInfo` shape: `{"type": "LIFETIME",
+/// "expiryTime": "2030-01-31T18:30:00.000+0000", "remainingTimeInSeconds": 27}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppTimeoutDto {
+    /// `LIFETIME`.
+    #[serde(rename = "type")]
+    pub timeout_type: String,
+    /// When the app is killed, in ISO 8601 (UTC), or `UNLIMITED`.
+    pub expiry_time: String,
+    /// Whole seconds left (0 once passed or once the app ended), or -1
+    /// when unlimited.
+    pub remaining_time_in_seconds: i64,
+}
+
+/// When `app` is (or was) killed for its lifetime, in wall-clock ms.
+pub fn lifetime_expiry_ms(app: &AppView, epoch_origin_ms: u64) -> Option<u64> {
+    app.extra.expired_before_start_ms.or_else(|| {
+        app.report
+            .record
+            .lifetime_expiry
+            .map(|t| epoch_origin_ms.saturating_add(t.as_millis()))
+    })
+}
+
+impl AppTimeoutDto {
+    /// A lifetime expiring at `expiry_ms` (wall-clock ms, `None` for no
+    /// limit), as Hadoop reports it at `now_ms`.
+    pub fn lifetime(expiry_ms: Option<u64>, ended: bool, now_ms: u64) -> AppTimeoutDto {
+        let Some(at) = expiry_ms else {
+            return AppTimeoutDto {
+                timeout_type: LIFETIME.to_owned(),
+                expiry_time: UNLIMITED.to_owned(),
+                remaining_time_in_seconds: -1,
+            };
+        };
+        let remaining = if ended {
+            0
+        } else {
+            at.saturating_sub(now_ms) / 1000
+        };
+        AppTimeoutDto {
+            timeout_type: LIFETIME.to_owned(),
+            expiry_time: EpochMs(i64::try_from(at).unwrap_or(i64::MAX)).to_string(),
+            remaining_time_in_seconds: i64::try_from(remaining).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// `{"timeouts": {"timeout": [...]}}`: every timeout of an app.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppTimeoutsDto {
+    /// The timeouts (Weft has one type, so one).
+    #[serde(default)]
+    pub timeout: Vec<AppTimeoutDto>,
+}
+
+/// The body of `PUT /apps/{id}/timeout`: Hadoop's
+/// `{"timeout": {"type": "LIFETIME", "expiryTime": "..."}}`, or, in XML,
+/// `<timeout>` with those two elements. The JSON fields are also taken
+/// without the wrapping object.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppTimeoutUpdateDto {
+    /// The wrapped form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<AppTimeoutFields>,
+    /// The type, unwrapped (and in XML).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub timeout_type: Option<String>,
+    /// The expiry, unwrapped (and in XML).
+    #[serde(
+        rename = "expiryTime",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub expiry_time: Option<String>,
+}
+
+/// The fields of a timeout update.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppTimeoutFields {
+    /// `LIFETIME`.
+    #[serde(rename = "type", default)]
+    pub timeout_type: Option<String>,
+    /// The new expiry, in ISO 8601.
+    #[serde(rename = "expiryTime", default)]
+    pub expiry_time: Option<String>,
+}
+
+impl AppTimeoutUpdateDto {
+    /// The body that sets the app's lifetime expiry to `expiry`.
+    pub fn lifetime(expiry: EpochMs) -> AppTimeoutUpdateDto {
+        AppTimeoutUpdateDto {
+            timeout: Some(AppTimeoutFields {
+                timeout_type: Some(LIFETIME.to_owned()),
+                expiry_time: Some(expiry.to_string()),
+            }),
+            ..AppTimeoutUpdateDto::default()
+        }
+    }
+
+    /// The new expiry, checked: the type must be `LIFETIME` and the time
+    /// ISO 8601 (whether it is in the future is for the caller to say).
+    pub fn expiry(&self) -> Result<EpochMs, InvalidField> {
+        let wrapped = self.timeout.as_ref();
+        let timeout_type = wrapped
+            .and_then(|t| t.timeout_type.as_deref())
+            .or(self.timeout_type.as_deref());
+        let expiry_time = wrapped
+            .and_then(|t| t.expiry_time.as_deref())
+            .or(self.expiry_time.as_deref());
+        let Some(timeout_type) = timeout_type else {
+            return Err(InvalidField::new(
+                "type",
+                "missing: the timeout type is needed (LIFETIME)",
+            ));
+        };
+        timeout_type_named("type", timeout_type)?;
+        let Some(expiry_time) = expiry_time else {
+            return Err(InvalidField::new(
+                "expiryTime",
+                "missing: the new expiry time is needed, in ISO 8601 (2030-01-31T18:30:00.000+0000)",
+            ));
+        };
+        crate::iso8601::parse(expiry_time)
+            .map_err(|e| InvalidField::new("expiryTime", e.to_string()))
+    }
+}
+
+/// Checks a timeout type as Hadoop reads it (trimmed, any case): only `LIFETIME`.
+pub fn timeout_type_named(field: &str, text: &str) -> Result<(), InvalidField> {
+    if text.trim().eq_ignore_ascii_case(LIFETIME) {
+        Ok(())
+    } else {
+        Err(InvalidField::new(
+            field,
+            format!("invalid timeout type {text:?}; the only type is {LIFETIME}"),
+        ))
     }
 }
 
@@ -326,6 +490,8 @@ pub struct AppFilter {
     finished: (u64, u64),
     types: BTreeSet<String>,
     tags: BTreeSet<String>,
+    /// `deSelects=timeouts`: the reports leave their timeouts out.
+    without_timeouts: bool,
 }
 
 fn comma_list(text: &str) -> impl Iterator<Item = &str> {
@@ -477,8 +643,10 @@ impl AppsQuery {
             Some(q) if !q.trim().is_empty() => Some(parse_field::<QueuePath>("queue", q.trim())?),
             _ => None,
         };
+        let mut without_timeouts = false;
         if let Some(d) = &self.de_selects {
             for field in comma_list(d) {
+                without_timeouts |= field.eq_ignore_ascii_case("timeouts");
                 if !DESELECTABLE.iter().any(|d| d.eq_ignore_ascii_case(field)) {
                     return Err(InvalidField::new(
                         "deSelects",
@@ -519,6 +687,7 @@ impl AppsQuery {
                 .as_deref()
                 .map(|t| comma_list(t).map(str::to_ascii_lowercase).collect())
                 .unwrap_or_default(),
+            without_timeouts,
         })
     }
 }
@@ -543,7 +712,13 @@ impl AppFilter {
     fn take<'v>(&self, view: &View, apps: impl Iterator<Item = &'v AppView>) -> Vec<AppDto> {
         apps.filter(|a| self.matches(view, a))
             .take(self.limit.unwrap_or(usize::MAX))
-            .map(|a| AppDto::from_view(view, a))
+            .map(|a| {
+                let mut dto = AppDto::from_view(view, a);
+                if self.without_timeouts {
+                    dto.timeouts = None;
+                }
+                dto
+            })
             .collect()
     }
 
@@ -641,6 +816,12 @@ pub struct SubmitApplicationDto {
     /// Tags.
     #[serde(default)]
     pub application_tags: Option<TagsDto>,
+    /// Weft's addition (Hadoop's REST submission has no timeouts, though
+    /// its RPC submission context does): timeouts by type, in seconds from
+    /// submission, `{"LIFETIME": 3600}`; in XML
+    /// `<application-timeouts><LIFETIME>3600</LIFETIME></application-timeouts>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application_timeouts: Option<BTreeMap<String, i64>>,
 }
 
 /// `{"tag": ["a", "b"]}` (or a single string); in XML, repeated `<tag>` elements.
@@ -713,6 +894,10 @@ impl SubmitApplicationDto {
             Some(t) => app_tags(&t.tag)?,
             None => Vec::new(),
         };
+        let lifetime = match &self.application_timeouts {
+            Some(timeouts) => app_lifetime(timeouts)?,
+            None => None,
+        };
         let submission = Submission {
             app,
             user: user.to_owned(),
@@ -737,6 +922,7 @@ impl SubmitApplicationDto {
                     |t| t.chars().take(MAX_APP_TYPE_LENGTH).collect(),
                 ),
             tags,
+            lifetime,
         };
         let extra = AppExtra {
             launch_context: self
@@ -794,6 +980,34 @@ fn app_tags(given: &[String]) -> Result<Vec<String>, InvalidField> {
         ));
     }
     Ok(tags.into_iter().collect())
+}
+
+/// The lifetime `application-timeouts` asks for: the seconds of its one
+/// `LIFETIME` entry, which must be positive (Hadoop refuses a timeout that
+/// is not); any other type is refused.
+fn app_lifetime(timeouts: &BTreeMap<String, i64>) -> Result<Option<Duration>, InvalidField> {
+    let mut lifetime = None;
+    for (kind, &secs) in timeouts {
+        timeout_type_named("application-timeouts", kind)?;
+        let Some(secs) = u64::try_from(secs)
+            .ok()
+            .filter(|s| (1..=MAX_LIFETIME_SECS).contains(s))
+        else {
+            return Err(InvalidField::new(
+                "application-timeouts",
+                format!(
+                    "the {LIFETIME} timeout is {secs} seconds; it must be a positive number of seconds, at most {MAX_LIFETIME_SECS}"
+                ),
+            ));
+        };
+        if lifetime.replace(Duration::from_secs(secs)).is_some() {
+            return Err(InvalidField::new(
+                "application-timeouts",
+                format!("{LIFETIME} is given twice"),
+            ));
+        }
+    }
+    Ok(lifetime)
 }
 
 /// An XML body read as JSON values shows an element's text as

@@ -1,25 +1,28 @@
 //! Application handlers of the YARN REST API: list with Hadoop's filters,
 //! `new-application`, submission, one app, and its `state`, `queue`,
-//! `priority` and `appattempts` sub-resources.
+//! `priority`, `timeouts` (and `timeout`) and `appattempts` sub-resources.
 //!
 //! The list comes from the published views; one app's reads and every
 //! write go through the actor, so a client reads its own writes.
 
-use axum::extract::State;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use weft_core::{AppState, SubmitError};
-use weft_model::{AppId, AppPriority, QueuePath};
+use weft_model::{AppId, AppPriority, QueuePath, Time};
 
 use crate::actor::{AppSnapshot, RmError};
 use crate::dto::ResourceDto;
 use crate::dto::apps::{
-    AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppsDto, AppsQuery,
-    NewApplicationDto, SubmitApplicationDto,
+    AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppTimeoutDto,
+    AppTimeoutUpdateDto, AppTimeoutsDto, AppsDto, AppsQuery, NewApplicationDto,
+    SubmitApplicationDto, lifetime_expiry_ms, timeout_type_named,
 };
 use crate::http::codec::{Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam, app_location};
+use crate::iso8601::EpochMs;
 
 /// One app as of now (not the published views, which may lag): a client
 /// reads its own writes.
@@ -218,6 +221,82 @@ pub(super) async fn put_priority(
         format,
         "applicationpriority",
         AppPriorityDto { priority: p.0 },
+    ))
+}
+
+/// The app's lifetime as its `timeout` object shows it now.
+fn lifetime_of(snap: &AppSnapshot) -> AppTimeoutDto {
+    AppTimeoutDto::lifetime(
+        lifetime_expiry_ms(&snap.app, snap.epoch_origin_ms),
+        snap.app.report.record.state.is_final(),
+        snap.epoch_origin_ms + snap.now.as_millis(),
+    )
+}
+
+pub(super) async fn get_timeouts(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+) -> Result<Wire<AppTimeoutsDto>, ApiError> {
+    let snap = fresh(&s, app).await?;
+    Ok(Wire::ok(
+        format,
+        "timeouts",
+        AppTimeoutsDto {
+            timeout: vec![lifetime_of(&snap)],
+        },
+    ))
+}
+
+pub(super) async fn get_timeout(
+    State(s): State<ApiState>,
+    format: Format,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Wire<AppTimeoutDto>, ApiError> {
+    let Path((app, kind)) =
+        path.map_err(|e| ApiError::BadRequest(format!("invalid path: {}", e.body_text())))?;
+    let app: AppId = app
+        .parse()
+        .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))?;
+    // The app first, as Hadoop checks it: an unknown app is a 404 whatever the type.
+    let snap = fresh(&s, app).await?;
+    timeout_type_named("timeout type", &kind)?;
+    Ok(Wire::ok(format, "timeout", lifetime_of(&snap)))
+}
+
+/// `PUT /apps/{id}/timeout`: a new lifetime expiry, by the app's owner, an
+/// administrator of its queue or a cluster administrator (as for a kill,
+/// a move or a priority). The answer is the timeout now in force.
+pub(super) async fn put_timeout(
+    State(s): State<ApiState>,
+    format: Format,
+    AppParam(app): AppParam,
+    NamedCaller(who): NamedCaller,
+    Payload(body): Payload<AppTimeoutUpdateDto>,
+) -> Result<Wire<AppTimeoutDto>, ApiError> {
+    fresh(&s, app).await?;
+    let expiry = body.expiry()?;
+    let clock = s.rm().clock();
+    let now = clock.now();
+    let now_ms = clock.epoch_ms(now);
+    // Said here in wall-clock time; the core refuses it too, in its own.
+    if expiry.0 <= i64::try_from(now_ms).unwrap_or(i64::MAX) {
+        return Err(ApiError::BadRequest(format!(
+            "expiryTime {expiry} is not in the future (it is {} now); give a later time",
+            EpochMs(i64::try_from(now_ms).unwrap_or(i64::MAX))
+        )));
+    }
+    let since_origin = u64::try_from(expiry.0)
+        .unwrap_or(0)
+        .saturating_sub(clock.epoch_origin_ms());
+    let set = s
+        .rm()
+        .set_lifetime(app, who, Time::from_millis(since_origin))
+        .await?;
+    Ok(Wire::ok(
+        format,
+        "timeout",
+        AppTimeoutDto::lifetime(Some(clock.epoch_ms(set)), false, now_ms),
     ))
 }
 

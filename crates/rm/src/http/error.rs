@@ -9,7 +9,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use weft_core::{AllocateError, AppError, MoveError, NodeError, SubmitError};
+use weft_core::{AllocateError, AppError, LifetimeError, MoveError, NodeError, SubmitError};
 
 use crate::actor::RmError;
 use crate::dto::InvalidField;
@@ -213,6 +213,7 @@ impl From<SubmitError> for ApiError {
         match e {
             SubmitError::AccessDenied { .. } => ApiError::Forbidden(e.to_string()),
             SubmitError::Duplicate(_)
+            | SubmitError::ZeroLifetime(_)
             | SubmitError::Placement(_)
             | SubmitError::Queue { .. }
             | SubmitError::AmTooLarge { .. } => ApiError::BadRequest(e.to_string()),
@@ -239,6 +240,15 @@ impl From<MoveError> for ApiError {
     }
 }
 
+impl From<LifetimeError> for ApiError {
+    fn from(e: LifetimeError) -> ApiError {
+        match e {
+            LifetimeError::App(app) => app.into(),
+            LifetimeError::NotInFuture { .. } => ApiError::BadRequest(e.to_string()),
+        }
+    }
+}
+
 impl From<RmError> for ApiError {
     fn from(e: RmError) -> ApiError {
         match e {
@@ -247,6 +257,7 @@ impl From<RmError> for ApiError {
             RmError::Allocate(e) => e.into(),
             RmError::Submit(e) => e.into(),
             RmError::Move(e) => e.into(),
+            RmError::Lifetime(e) => e.into(),
             RmError::OutOfSync { .. } => ApiError::Conflict(e.to_string()),
             RmError::NotIssued { .. } => ApiError::BadRequest(e.to_string()),
             RmError::Forbidden { .. } | RmError::Disallowed { .. } => {

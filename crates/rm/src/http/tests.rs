@@ -1384,6 +1384,11 @@ mod fuzz {
         "application-tags",
         "tag",
         "rack",
+        "application-timeouts",
+        "LIFETIME",
+        "timeout",
+        "type",
+        "expiryTime",
     ];
 
     fn scalar() -> impl Strategy<Value = Value> {
@@ -1404,6 +1409,9 @@ mod fuzz {
                 Just("COMPLETE".to_owned()),
                 Just("*".to_owned()),
                 Just("root.a".to_owned()),
+                Just("LIFETIME".to_owned()),
+                Just("2030-01-31T18:30:00.000+0000".to_owned()),
+                Just("9999-12-31T23:59:59.999-2359".to_owned()),
                 "\\PC{0,12}",
             ]
             .prop_map(Value::String),
@@ -1446,6 +1454,10 @@ mod fuzz {
             "/ws/v1/cluster/apps/application_1700000000000_0001/priority?user.name=alice",
         ),
         ("POST", "/ws/v1/cluster/refresh-queues?user.name=yarn"),
+        (
+            "PUT",
+            "/ws/v1/cluster/apps/application_1700000000000_0001/timeout?user.name=alice",
+        ),
     ];
 
     fn big() -> impl Strategy<Value = u64> {
@@ -1932,6 +1944,7 @@ mod admin_access;
 mod audit;
 mod decommission;
 mod dynamic_resources;
+mod lifetime;
 mod node_health;
 mod node_resize;
 mod ui;

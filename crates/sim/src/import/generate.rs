@@ -170,6 +170,7 @@ pub(crate) fn generate(
             priority: AppPriority(0),
             am: defaults.am(None),
             groups,
+            lifetime: None,
         });
     }
     Ok(apps)

@@ -285,6 +285,7 @@ pub(crate) fn import(
                 priority: AppPriority(0),
                 am: defaults.am(traced_am),
                 groups: groups.clone(),
+                lifetime: None,
             });
         }
     }

@@ -375,6 +375,7 @@ pub(crate) fn import(
             priority: AppPriority(0),
             am: defaults.am(None),
             groups,
+            lifetime: None,
         })
         .collect())
 }
