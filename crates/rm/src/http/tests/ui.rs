@@ -496,3 +496,29 @@ async fn a_refused_app_shows_why_and_no_attempt() {
     }
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_app_page_shows_its_lifetime() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.new_app("alice").await;
+    let a = post(
+        r,
+        "/ws/v1/cluster/apps?user.name=alice",
+        json!({"application-id": app, "application-name": "job", "queue": "a",
+               "resource": {"memory": 1024, "vCores": 1},
+               "am-container-spec": {"commands": {"command": "run-am"}},
+               "application-timeouts": {"LIFETIME": 600}}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let body = page(r, &format!("/cluster/app/{app}")).await;
+    let fact =
+        "<tr><th>Lifetime</th><td>expires 2023-11-14T22:23:20.000+0000 (600 s left)</td></tr>";
+    assert!(body.contains(fact), "no {fact:?} in {body}");
+    let other = rm.submit("bob", "a").await;
+    let body = page(r, &format!("/cluster/app/{other}")).await;
+    let fact = "<tr><th>Lifetime</th><td>unlimited</td></tr>";
+    assert!(body.contains(fact), "no {fact:?} in {body}");
+    rm.stop().await;
+}

@@ -221,6 +221,22 @@ fn tracking(h: &mut Html, a: &AppDto) {
     }
 }
 
+/// When the app's lifetime ends it (`application-timeouts`), as the
+/// timeouts API reports it.
+fn lifetime(a: &AppDto) -> String {
+    let Some(t) = a.timeouts.as_ref().and_then(|t| t.timeout.first()) else {
+        return "unlimited".to_owned();
+    };
+    if t.remaining_time_in_seconds < 0 {
+        return "unlimited".to_owned();
+    }
+    format!(
+        "expires {} ({} s left)",
+        t.expiry_time,
+        format::count(t.remaining_time_in_seconds.unsigned_abs())
+    )
+}
+
 fn details(h: &mut Html, a: &AppDto) {
     let res = |memory, vcores| format::resource(ResourceDto { memory, vcores });
     let rows: Vec<(&str, String)> = vec![
@@ -243,6 +259,7 @@ fn details(h: &mut Html, a: &AppDto) {
         ("Launched", format::time(a.launch_time)),
         ("Finished", format::time(a.finished_time)),
         ("Elapsed", format::duration(a.elapsed_time)),
+        ("Lifetime", lifetime(a)),
         ("Allocated", res(a.allocated_mb, a.allocated_vcores)),
         ("Reserved", res(a.reserved_mb, a.reserved_vcores)),
         ("Pending", res(a.pending_mb, a.pending_vcores)),
