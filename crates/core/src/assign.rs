@@ -71,7 +71,8 @@ impl ResourceManager {
         let mut n_assigned: u32 = 0;
         let mut assigned = Resource::ZERO;
         loop {
-            if !takes_offers(self.nodes.get(idx), &min) {
+            let node = self.nodes.get(idx);
+            if node.reservation.is_some() || !takes_offers(node.available(), &min) {
                 break;
             }
             let Some(decision) = self.decide_on_walk(now, idx, params) else {
@@ -332,13 +333,13 @@ fn decide(ctx: &Ctx<'_>, app: &mut ActiveApp, reserved_key: Option<SchedKey>) ->
     None
 }
 
-/// Whether a node is walked at all on its heartbeat: it holds no
-/// reservation and can hold the smallest container. Weft offers a node only
+/// Whether an unreserved node with `available` room is walked at all on its
+/// heartbeat: it can hold the smallest container. Weft offers a node only
 /// while it can (Hadoop's continuous scheduler's rule; its heartbeat path
 /// walks full nodes too). See docs/scheduling.md.
 #[inline]
-pub(crate) fn takes_offers(node: &Node, min: &Resource) -> bool {
-    node.reservation.is_none() && min.fits_in(&node.available())
+pub(crate) fn takes_offers(available: Resource, min: &Resource) -> bool {
+    min.fits_in(&available)
 }
 
 /// The level at which a key with `allowed` locality takes `node` (node-local

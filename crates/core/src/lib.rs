@@ -50,6 +50,7 @@ mod assign;
 mod calc;
 mod containers;
 mod decommission;
+mod explain;
 mod health;
 mod input;
 mod invariants;
@@ -65,6 +66,10 @@ mod rm;
 mod settings;
 mod view;
 
+pub use explain::{
+    AppExplanation, AskExplanation, LocationState, LocationStatus, Outlook, Reason, ReasonKind,
+    RunningAppLimit, Sample,
+};
 pub use input::{
     ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, Drain, FinalStatus, Input,
     NodeHeartbeat, NodeRegistration, RecoveredApp, RecoveredContainer, Submission,
