@@ -1932,6 +1932,7 @@ mod admin_access;
 mod audit;
 mod decommission;
 mod dynamic_resources;
+mod explain;
 mod node_health;
 mod node_resize;
 mod ui;
