@@ -286,6 +286,9 @@ async fn yarn_style_commands() {
     let status = cli::application_status(&mut alice, &a).await.unwrap();
     assert!(status.contains("\tQueue : root.a\n"), "{status}");
     assert!(status.contains("\tAM Host : n1:8042\n"), "{status}");
+    // Its AM container runs on n1 but the AM never registers here.
+    let why = cli::application_explain(&mut alice, &a).await.unwrap();
+    assert!(why.contains("\tOutlook : AWAITING_AM\n"), "{why}");
 
     let moved = cli::application_move(&mut alice, &a, "b").await.unwrap();
     expect![[r#"
