@@ -372,6 +372,7 @@ pub(crate) fn level_on_node(state: &KeyState, node: &Node, allowed: Locality) ->
 
 /// True when the app's usage is below its fair share under its leaf's
 /// policy: the starvation that lets it reserve a node.
+#[inline]
 pub(crate) fn below_fair_share(tree: &QueueTree, h: AppHandle) -> bool {
     let policy = tree.queue_settings(tree.app_queue(h)).policy;
     policy_compare(
@@ -384,6 +385,7 @@ pub(crate) fn below_fair_share(tree: &QueueTree, h: AppHandle) -> bool {
 
 /// True when a container of `capability` is at least the reservation
 /// threshold, compared under the app's leaf's policy.
+#[inline]
 pub(crate) fn reaches_reservation_threshold(
     tree: &QueueTree,
     h: AppHandle,
@@ -510,6 +512,7 @@ pub(crate) enum LocalityStep {
 
 impl LocalityStep {
     /// The level the key is offered the node at.
+    #[inline]
     pub(crate) fn level(self) -> Locality {
         match self {
             LocalityStep::Stay(level) | LocalityStep::Rise(level) => level,
@@ -521,6 +524,7 @@ impl LocalityStep {
 /// The step `allowed_locality` takes for a key with `state` when it has
 /// counted `opportunities` (this offer included) at `now`, without taking it:
 /// the scheduler applies it, an explanation reports it.
+#[inline]
 pub(crate) fn locality_step(
     state: &KeyState,
     opportunities: u64,

@@ -258,7 +258,9 @@ pub enum ReasonKind {
         /// Nodes with room it does not take at the level allowed.
         nodes_waiting: Sample<NodeId>,
     },
-    /// Nodes with room for the ask serve a higher-priority ask of the app first.
+    /// Nodes with room for the ask serve another ask of the app first: one
+    /// tried before it (a higher priority, or the same priority and a
+    /// smaller size), or one the app holds the node reserved for.
     HigherPriorityFirst {
         /// That ask's priority.
         priority: Priority,
@@ -494,7 +496,7 @@ impl ReasonKind {
                     .to_owned()
             }
             ReasonKind::HigherPriorityFirst { .. } => {
-                "the higher-priority ask being served or cancelled".to_owned()
+                "that ask being served or cancelled".to_owned()
             }
             ReasonKind::ReservedByOthers { .. } => {
                 "those reservations being filled or dropped".to_owned()
@@ -798,8 +800,8 @@ impl fmt::Display for ReasonKind {
             }
             ReasonKind::HigherPriorityFirst { priority, nodes } => write!(
                 f,
-                "{nodes} {} room for it, but its ask at priority {priority} is tried there \
-                 first, and lower priorities wait",
+                "{nodes} {} room for it, but its ask at priority {priority} comes first \
+                 there (tried first, or holding the node reserved), and this one waits",
                 if nodes.total == 1 { "has" } else { "have" }
             ),
             ReasonKind::ReservedByOthers { nodes } => write!(

@@ -495,6 +495,35 @@ fn below_its_fair_share_on_a_full_cluster_it_waits_first_in_line_and_may_reserve
 }
 
 #[test]
+fn an_ask_waits_behind_a_higher_priority_one_that_does_not_fit() {
+    let mut w = World::new(&[], QUEUES);
+    w.node("n1", "/r1", 4096, 4);
+    let filler = w.submit("u", "root.default", None);
+    w.ask(filler, 1, &[ANY], 2, 1024, true);
+    w.heartbeat("n1");
+    w.heartbeat("n1");
+    let app = w.submit("v", "root.default", None);
+    w.ask(app, 1, &[ANY], 1, 3072, true);
+    w.ask(app, 2, &[ANY], 1, 1024, true);
+    w.advance(1000);
+    check(
+        &w,
+        app,
+        expect![[r#"
+            HELD_BACK: waiting (ask at priority 1 for 1 × <memory:3072, vCores:1>): no node it may use has room, and it is below its fair share
+            HOLDS ask at priority 1 for 1 × <memory:3072, vCores:1> [NO_ROOM] no node it may use has room for it now (free in the cluster: <memory:2048, vCores:2>); it uses <memory:0, vCores:0>, and its fair share as of the last update pass is <memory:2048, vCores:0>: below it, it is among the first served as containers end, and may reserve a node that lacks room for it
+                  to change: containers ending anywhere it may run: it is below its fair share, so it is among the first served; with preemption on, containers of applications over their shares may be taken back for it
+            HOLDS ask at priority 2 for 1 × <memory:1024, vCores:1> [HIGHER_PRIORITY_FIRST] n1:8041 has room for it, but its ask at priority 1 comes first there (tried first, or holding the node reserved), and this one waits
+                  to change: that ask being served or cancelled
+        "#]],
+    );
+    assert!(
+        w.heartbeat("n1").is_empty(),
+        "the 3 GB ask applies on n1 and ends the search (reserving the node)"
+    );
+}
+
+#[test]
 fn room_only_on_blacklisted_nodes_holds_an_ask_back() {
     let mut w = World::new(&[], QUEUES);
     w.node("n1", "/r1", 1024, 1);
