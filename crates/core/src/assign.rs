@@ -48,10 +48,10 @@ struct Ctx<'a> {
 /// What every decision of a heartbeat reads from the settings and the
 /// cluster, derived once per heartbeat rather than once per walk.
 #[derive(Clone, Copy)]
-struct Params {
-    relaxation: LocalityRelaxation,
-    n_nodes: u32,
-    reservation_threshold: Resource,
+pub(crate) struct Params {
+    pub(crate) relaxation: LocalityRelaxation,
+    pub(crate) n_nodes: u32,
+    pub(crate) reservation_threshold: Resource,
     reservable_nodes: f64,
 }
 
@@ -72,10 +72,7 @@ impl ResourceManager {
         let mut assigned = Resource::ZERO;
         loop {
             let node = self.nodes.get(idx);
-            // Weft offers a node only while it can hold the smallest container
-            // (Hadoop's continuous scheduler's rule; its heartbeat path walks
-            // full nodes too). See docs/scheduling.md.
-            if node.reservation.is_some() || !min.fits_in(&node.available()) {
+            if node.reservation.is_some() || !takes_offers(node.available(), &min) {
                 break;
             }
             let Some(decision) = self.decide_on_walk(now, idx, params) else {
@@ -101,7 +98,7 @@ impl ResourceManager {
         }
     }
 
-    fn params(&self) -> Params {
+    pub(crate) fn params(&self) -> Params {
         Params {
             relaxation: self.settings.scheduler.locality_relaxation(),
             n_nodes: self.nodes.n_running,
@@ -180,24 +177,7 @@ impl ResourceManager {
     fn serve_reservation(&mut self, now: Time, idx: NodeIdx) -> bool {
         let res = self.nodes.get(idx).reservation.expect("caller checked");
         let h = res.app;
-        let node = self.nodes.get(idx);
-        // A node the app blacklisted since it reserved would never be filled
-        // (apps are not offered blacklisted nodes) yet would block everyone.
-        let valid = self.active[h.index()].as_ref().is_some_and(|app| {
-            !app.finishing
-                && !app.blacklist.contains(&node.name)
-                && !app.blacklist.contains(&node.rack)
-                && app.requests.keys.get(&res.key).is_some_and(|state| {
-                    has_container_for_node(&res.key, state, self.nodes.get(idx))
-                })
-                && (self.tree.app_am_started(h)
-                    || self.tree.app_is_unmanaged(h)
-                    || self.tree.can_start_am(h))
-                && self
-                    .tree
-                    .fits_in_max_share(self.tree.app_queue(h), res.resource)
-        });
-        if !valid {
+        if !self.reservation_is_valid(idx, &res) {
             self.release_reservation(idx, "the application can no longer use it");
             return false;
         }
@@ -216,6 +196,32 @@ impl ResourceManager {
             }
         }
         true
+    }
+
+    /// Whether the reservation `res` on node `idx` still serves its app
+    /// (Hadoop's `isValidReservation`, plus the blacklist): a reservation
+    /// that is not is dropped at the node's next heartbeat.
+    pub(crate) fn reservation_is_valid(&self, idx: NodeIdx, res: &Reservation) -> bool {
+        let h = res.app;
+        let node = self.nodes.get(idx);
+        // A node the app blacklisted since it reserved would never be filled
+        // (apps are not offered blacklisted nodes) yet would block everyone.
+        self.active[h.index()].as_ref().is_some_and(|app| {
+            !app.finishing
+                && !app.blacklist.contains(&node.name)
+                && !app.blacklist.contains(&node.rack)
+                && app
+                    .requests
+                    .keys
+                    .get(&res.key)
+                    .is_some_and(|state| has_container_for_node(&res.key, state, node))
+                && (self.tree.app_am_started(h)
+                    || self.tree.app_is_unmanaged(h)
+                    || self.tree.can_start_am(h))
+                && self
+                    .tree
+                    .fits_in_max_share(self.tree.app_queue(h), res.resource)
+        })
     }
 
     /// Offers the node to apps it holds preempted resources for, until each
@@ -311,51 +317,83 @@ fn decide(ctx: &Ctx<'_>, app: &mut ActiveApp, reserved_key: Option<SchedKey>) ->
         }
         state.opportunities += 1;
         let allowed = allowed_locality(state, ctx);
-        let rack_count = state.rack_count(&node.rack);
-        let node_count = state.node_count(&node.name);
         // Hadoop returns from the key loop once a level applies, whether or
         // not the container could be placed: lower priorities wait.
-        if rack_count > 0 && node_count > 0 {
+        if let Some(locality) = level_on_node(state, node, allowed) {
             return place(
                 ctx,
                 app.handle,
                 &app.reservations,
                 *key,
-                Locality::NodeLocal,
-                reserved_key.is_some(),
-            );
-        }
-        if !state.can_relax_beyond(Location::Rack(&node.rack)) {
-            continue;
-        }
-        if rack_count > 0 && allowed >= Locality::RackLocal {
-            return place(
-                ctx,
-                app.handle,
-                &app.reservations,
-                *key,
-                Locality::RackLocal,
-                reserved_key.is_some(),
-            );
-        }
-        if !state.can_relax_beyond(Location::Any) {
-            continue;
-        }
-        // The level check first: it spares counting locations when it decides.
-        if state.any_count() > 0
-            && (allowed == Locality::OffSwitch || state.unique_locations() <= 1)
-        {
-            return place(
-                ctx,
-                app.handle,
-                &app.reservations,
-                *key,
-                Locality::OffSwitch,
+                locality,
                 reserved_key.is_some(),
             );
         }
     }
     None
+}
+
+/// Whether an unreserved node with `available` room is walked at all on its
+/// heartbeat: it can hold the smallest container. Weft offers a node only
+/// while it can (Hadoop's continuous scheduler's rule; its heartbeat path
+/// walks full nodes too). See docs/scheduling.md.
+#[inline]
+pub(crate) fn takes_offers(available: Resource, min: &Resource) -> bool {
+    min.fits_in(&available)
+}
+
+/// The level at which a key with `allowed` locality takes `node` (node-local
+/// if the node and its rack are asked for; rack-local if the rack is and the
+/// level allows; off-switch if asked anywhere and the level allows, or
+/// nothing more local is asked), or `None` when strict locality rules the
+/// node out or the level does not reach it yet.
+#[inline]
+pub(crate) fn level_on_node(state: &KeyState, node: &Node, allowed: Locality) -> Option<Locality> {
+    let rack_count = state.rack_count(&node.rack);
+    let node_count = state.node_count(&node.name);
+    if rack_count > 0 && node_count > 0 {
+        return Some(Locality::NodeLocal);
+    }
+    if !state.can_relax_beyond(Location::Rack(&node.rack)) {
+        return None;
+    }
+    if rack_count > 0 && allowed >= Locality::RackLocal {
+        return Some(Locality::RackLocal);
+    }
+    if !state.can_relax_beyond(Location::Any) {
+        return None;
+    }
+    // The level check first: it spares counting locations when it decides.
+    if state.any_count() > 0 && (allowed == Locality::OffSwitch || state.unique_locations() <= 1) {
+        return Some(Locality::OffSwitch);
+    }
+    None
+}
+
+/// True when the app's usage is below its fair share under its leaf's
+/// policy: the starvation that lets it reserve a node.
+#[inline]
+pub(crate) fn below_fair_share(tree: &QueueTree, h: AppHandle) -> bool {
+    let policy = tree.queue_settings(tree.app_queue(h)).policy;
+    policy_compare(
+        policy,
+        &tree.cluster_capacity(),
+        &tree.app_usage(h),
+        &tree.app_fair_share(h),
+    ) == Ordering::Less
+}
+
+/// True when a container of `capability` is at least the reservation
+/// threshold, compared under the app's leaf's policy.
+#[inline]
+pub(crate) fn reaches_reservation_threshold(
+    tree: &QueueTree,
+    h: AppHandle,
+    capability: &Resource,
+    threshold: &Resource,
+) -> bool {
+    let policy = tree.queue_settings(tree.app_queue(h)).policy;
+    policy_compare(policy, &tree.cluster_capacity(), capability, threshold) != Ordering::Less
 }
 
 /// Allocate if the container fits the node's free resources, else reserve
@@ -381,20 +419,9 @@ fn place(
         return None;
     }
     let tree = ctx.tree;
-    let policy = tree.queue_settings(tree.app_queue(h)).policy;
-    let cluster = tree.cluster_capacity();
-    let starved = policy_compare(
-        policy,
-        &cluster,
-        &tree.app_usage(h),
-        &tree.app_fair_share(h),
-    ) == Ordering::Less;
-    let big_enough = policy_compare(
-        policy,
-        &cluster,
-        &key.capability,
-        &ctx.params.reservation_threshold,
-    ) != Ordering::Less;
+    let starved = below_fair_share(tree, h);
+    let big_enough =
+        reaches_reservation_threshold(tree, h, &key.capability, &ctx.params.reservation_threshold);
     let free_for_app = node.reservation.is_none_or(|r| r.app == h);
     let waiting_for_preempted = node.preempted_for.contains_key(&h);
     if !starved || !big_enough || !free_for_app || waiting_for_preempted {
@@ -450,43 +477,94 @@ pub(crate) fn has_container_for_node(key: &SchedKey, state: &KeyState, node: &No
 /// The locality level a key may use now (delay scheduling), raising it when
 /// enough opportunities were passed over or enough time went by.
 fn allowed_locality(state: &mut KeyState, ctx: &Ctx<'_>) -> Locality {
+    let step = locality_step(
+        state,
+        state.opportunities,
+        ctx.params.relaxation,
+        ctx.params.n_nodes,
+        ctx.now,
+    );
+    match step {
+        LocalityStep::Stay(level) => level,
+        LocalityStep::Start | LocalityStep::Rise(_) => {
+            let level = step.level();
+            state.allowed = Some(level);
+            if matches!(step, LocalityStep::Rise(_)) {
+                state.opportunities = 0;
+            }
+            state.last_scheduled = Some(ctx.now);
+            level
+        }
+    }
+}
+
+/// What delay scheduling does to a key's level when it is offered a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LocalityStep {
+    /// The level stays (off-switch at once when delay scheduling is off).
+    Stay(Locality),
+    /// The key's first offer: it starts at node-local.
+    Start,
+    /// Enough opportunities were passed over, or time went by: the level
+    /// rises to this one.
+    Rise(Locality),
+}
+
+impl LocalityStep {
+    /// The level the key is offered the node at.
+    #[inline]
+    pub(crate) fn level(self) -> Locality {
+        match self {
+            LocalityStep::Stay(level) | LocalityStep::Rise(level) => level,
+            LocalityStep::Start => Locality::NodeLocal,
+        }
+    }
+}
+
+/// The step `allowed_locality` takes for a key with `state` when it has
+/// counted `opportunities` (this offer included) at `now`, without taking it:
+/// the scheduler applies it, an explanation reports it.
+#[inline]
+pub(crate) fn locality_step(
+    state: &KeyState,
+    opportunities: u64,
+    relaxation: LocalityRelaxation,
+    n_nodes: u32,
+    now: Time,
+) -> LocalityStep {
     let LocalityRelaxation::Delayed {
-        opportunities,
+        opportunities: by_count,
         time,
-    } = ctx.params.relaxation
+    } = relaxation
     else {
-        return Locality::OffSwitch;
+        return LocalityStep::Stay(Locality::OffSwitch);
     };
     let Some(allowed) = state.allowed else {
-        state.allowed = Some(Locality::NodeLocal);
-        state.last_scheduled = Some(ctx.now);
-        return Locality::NodeLocal;
+        return LocalityStep::Start;
     };
     if allowed == Locality::OffSwitch {
-        return allowed;
+        return LocalityStep::Stay(allowed);
     }
     let at_node = allowed == Locality::NodeLocal;
-    let by_opportunities = opportunities.is_some_and(|t| {
+    let by_opportunities = by_count.is_some_and(|t| {
         let threshold = if at_node { t.node.get() } else { t.rack.get() };
-        state.opportunities as f64 > f64::from(ctx.params.n_nodes) * threshold
+        opportunities as f64 > f64::from(n_nodes) * threshold
     });
     let by_time = time.is_some_and(|t| {
         let wait = if at_node { t.node } else { t.rack };
         state
             .last_scheduled
-            .is_some_and(|since| ctx.now.since(since) > wait)
+            .is_some_and(|since| now.since(since) > wait)
     });
     if by_opportunities || by_time {
-        let next = if at_node {
+        LocalityStep::Rise(if at_node {
             Locality::RackLocal
         } else {
             Locality::OffSwitch
-        };
-        state.allowed = Some(next);
-        state.opportunities = 0;
-        state.last_scheduled = Some(ctx.now);
+        })
+    } else {
+        LocalityStep::Stay(allowed)
     }
-    state.allowed.expect("set above")
 }
 
 #[cfg(test)]

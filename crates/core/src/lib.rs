@@ -51,6 +51,7 @@ mod assign;
 mod calc;
 mod containers;
 mod decommission;
+mod explain;
 mod health;
 mod input;
 mod invariants;
@@ -67,6 +68,10 @@ mod rm;
 mod settings;
 mod view;
 
+pub use explain::{
+    AppExplanation, AskExplanation, LocationState, LocationStatus, Outlook, Reason, ReasonKind,
+    RunningAppLimit, Sample,
+};
 pub use input::{
     ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, Drain, FinalStatus, Input,
     NodeHeartbeat, NodeRegistration, RecoveredApp, RecoveredContainer, Submission,

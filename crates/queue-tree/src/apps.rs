@@ -564,18 +564,28 @@ impl QueueTree {
     }
 
     /// True when `res` more would keep the queue and all its ancestors within their max shares.
+    #[inline]
     pub fn fits_in_max_share(&self, leaf: QueueId, res: Resource) -> bool {
+        self.max_share_blocker(leaf, res).is_none()
+    }
+
+    /// The nearest queue, from `leaf` up to root, that `res` more would take
+    /// over its max share; `None` when every one has room. The one check
+    /// behind `fits_in_max_share`, so an explanation names the queue the
+    /// scheduler stops at.
+    #[inline]
+    pub fn max_share_blocker(&self, leaf: QueueId, res: Resource) -> Option<QueueId> {
         let mut cur = Some(leaf);
         while let Some(q) = cur {
             let queue = self.queue(q);
             // Most queues have no max share: skip the sum for them.
             let max = &queue.settings.max_share;
             if *max != Resource::UNBOUNDED && !(queue.usage + res).fits_in(max) {
-                return false;
+                return Some(q);
             }
             cur = queue.parent;
         }
-        true
+        None
     }
 
     /// The largest container the queue may hold.

@@ -36,6 +36,7 @@ pub use groups::{
     GroupFile, GroupFileError, GroupFileProblem, GroupMapping, NameKind, NoGroups, StaticGroups,
 };
 pub use invariants::InvariantViolation;
+pub use limits::RunningAppWait;
 pub use placement::{
     ContinueReason, ExistingQueue, Placement, PlacementPolicy, PlacementRejection,
     PlacementRequest, PlacementRule, QueueLookup, RuleKind, SkippedRule,

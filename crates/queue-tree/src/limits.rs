@@ -4,22 +4,104 @@
 //!
 //! Lowering a limit never stops a running app; only new apps wait.
 
+use std::ops::ControlFlow;
+
 use weft_model::{AppId, Time};
 
 use crate::apps::WaitReason;
 use crate::config::QueueKind;
 use crate::tree::{AppHandle, QueueId, QueueTree, ROOT};
 
+/// A running-app limit holding a waiting app back, with the numbers behind
+/// it: what an explanation of the wait shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunningAppWait {
+    /// The limit reached: the user's, or a queue's on the app's path.
+    pub reason: WaitReason,
+    /// For a user's limit: it is `userMaxAppsDefault`, the user having no
+    /// `maxRunningApps` of their own.
+    pub from_default: bool,
+    /// Runnable apps counted against the limit now.
+    pub running: u32,
+    /// The app's place, from 1, among the apps waiting under this limit,
+    /// in the order they are woken (submission time, then id).
+    pub position: u32,
+    /// Apps waiting under this limit.
+    pub waiting: u32,
+}
+
 impl QueueTree {
     /// Why an app of `user` in `leaf` could not be runnable now, if anything stops it.
     pub(crate) fn runnable_check(&self, leaf: QueueId, user: &str) -> Option<WaitReason> {
+        match self.limits_reached(leaf, user, |reason, _| ControlFlow::Break(reason)) {
+            ControlFlow::Break(reason) => Some(reason),
+            ControlFlow::Continue(()) => None,
+        }
+    }
+
+    /// Every running-app limit that holds the waiting app `h` back now,
+    /// the user's first, then its leaf's and each ancestor's: the limits
+    /// `runnable_check` tries, in its order, with their counts and the
+    /// app's place in each waiting line. Empty for a runnable app, and for
+    /// a waiting app no limit holds any more (it is woken when an app
+    /// under one of its queues leaves or the configuration is reloaded).
+    pub fn running_app_waits(&self, h: AppHandle) -> Vec<RunningAppWait> {
+        let app = self.app(h);
+        if app.runnable {
+            return Vec::new();
+        }
+        let entry = (app.start, app.tie, h);
+        let mut waits = Vec::new();
+        let _ = self.limits_reached(app.queue, &app.user, |reason, running| {
+            let (line, from_default) = match &reason {
+                WaitReason::UserLimit { user, .. } => (
+                    self.users
+                        .get(user)
+                        .map(|u| u.waiting.iter().copied().collect())
+                        .unwrap_or_default(),
+                    !self.config.user_max_apps.contains_key(user),
+                ),
+                WaitReason::QueueLimit { queue, .. } => {
+                    let mut line = Vec::new();
+                    if let Some(q) = self.queue_id(queue) {
+                        self.waiting_under(q, &mut line);
+                    }
+                    line.sort_unstable();
+                    (line, false)
+                }
+            };
+            let position = line.iter().position(|e| *e == entry).map_or(0, |i| i + 1);
+            waits.push(RunningAppWait {
+                reason,
+                from_default,
+                running,
+                position: position as u32,
+                waiting: line.len() as u32,
+            });
+            ControlFlow::<()>::Continue(())
+        });
+        waits
+    }
+
+    /// Calls `f` with each running-app limit an app of `user` in `leaf`
+    /// would go over now and the runnable apps counted against it: the
+    /// user's first, then the leaf's and each ancestor's.
+    fn limits_reached<B>(
+        &self,
+        leaf: QueueId,
+        user: &str,
+        mut f: impl FnMut(WaitReason, u32) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         let user_running = self.users.get(user).map_or(0, |u| u.n_runnable);
         if let Some(limit) = self.config.user_max_apps(user) {
             if user_running >= limit {
-                return Some(WaitReason::UserLimit {
-                    user: user.to_owned(),
-                    limit,
-                });
+                f(
+                    WaitReason::UserLimit {
+                        user: user.to_owned(),
+                        limit,
+                    },
+                    user_running,
+                )?;
             }
         }
         let mut cur = Some(leaf);
@@ -27,15 +109,31 @@ impl QueueTree {
             let queue = self.queue(q);
             if let Some(limit) = queue.settings.max_running_apps {
                 if queue.n_runnable >= limit {
-                    return Some(WaitReason::QueueLimit {
-                        queue: queue.path.clone(),
-                        limit,
-                    });
+                    f(
+                        WaitReason::QueueLimit {
+                            queue: queue.path.clone(),
+                            limit,
+                        },
+                        queue.n_runnable,
+                    )?;
                 }
             }
             cur = queue.parent;
         }
-        None
+        ControlFlow::Continue(())
+    }
+
+    /// Every app waiting in the leaves under `id`, whatever limits they meet.
+    fn waiting_under(&self, id: QueueId, out: &mut Vec<(Time, u128, AppHandle)>) {
+        let queue = self.queue(id);
+        match queue.kind {
+            QueueKind::Leaf => out.extend(queue.waiting_apps.iter().copied()),
+            QueueKind::Parent => {
+                for child in &queue.children {
+                    self.waiting_under(*child, out);
+                }
+            }
+        }
     }
 
     /// Makes an app runnable: counted on its path and for its user, offered

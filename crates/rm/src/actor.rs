@@ -295,6 +295,10 @@ pub(crate) enum Command {
         app: AppId,
         reply: Tx<AppSnapshot>,
     },
+    ExplainApp {
+        app: AppId,
+        reply: Tx<weft_core::AppExplanation>,
+    },
     Sync {
         reply: Tx<Arc<View>>,
     },
@@ -577,6 +581,12 @@ impl RmHandle {
     /// client reads its own writes; `None` when the RM does not know it.
     pub async fn app_snapshot(&self, app: AppId) -> Result<AppSnapshot, RmError> {
         self.call(|reply| Command::AppSnapshot { app, reply }).await
+    }
+
+    /// Why an application is or is not getting containers, as of now (not
+    /// the published views); an unknown app is `AppError::UnknownApp`.
+    pub async fn explain_app(&self, app: AppId) -> Result<weft_core::AppExplanation, RmError> {
+        self.call(|reply| Command::ExplainApp { app, reply }).await
     }
 
     /// Publishes fresh views now and returns them.
@@ -1033,6 +1043,15 @@ impl Actor {
             Command::AppSnapshot { app, reply } => {
                 self.dirty = was_dirty;
                 let _ = reply.send(self.app_snapshot(now, app));
+            }
+            Command::ExplainApp { app, reply } => {
+                // A read: nothing to republish.
+                self.dirty = was_dirty;
+                let explained = self
+                    .core
+                    .explain_app(app, now)
+                    .ok_or(RmError::App(AppError::UnknownApp(app)));
+                let _ = reply.send(explained);
             }
             Command::Sync { reply } => {
                 self.force_publish = true;

@@ -447,6 +447,10 @@ pub async fn queue_status(client: &mut RmClient, queue: &str) -> Result<String, 
     Ok(out)
 }
 
+mod explain;
+
+pub use explain::application_explain;
+
 /// `weft node -list [-states S,...] [-all]`: running nodes by default; an
 /// unhealthy node's health report follows its row.
 pub async fn node_list(

@@ -9,6 +9,7 @@ pub mod am;
 pub mod apps;
 pub mod cluster;
 pub mod events;
+pub mod explain;
 pub mod nm;
 
 use serde::{Deserialize, Serialize};

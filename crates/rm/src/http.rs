@@ -12,6 +12,7 @@ pub mod error;
 mod am;
 mod apps;
 mod cluster;
+mod explain;
 mod nm;
 #[cfg(test)]
 mod tests;
@@ -180,6 +181,7 @@ pub fn router(state: ApiState) -> Router {
             post(apps::new_application),
         ),
         ("/ws/v1/cluster/apps/{app}", get(apps::get_app)),
+        ("/ws/v1/cluster/apps/{app}/explain", get(explain::explain)),
         (
             "/ws/v1/cluster/apps/{app}/state",
             get(apps::get_state).put(apps::put_state),

@@ -309,6 +309,10 @@ async fn yarn_style_commands() {
         "{status}"
     );
 
+    // Its AM container runs on n1 but the AM never registers here.
+    let why = cli::application_explain(&mut alice, &a).await.unwrap();
+    assert!(why.contains("\tOutlook : AWAITING_AM\n"), "{why}");
+
     let moved = cli::application_move(&mut alice, &a, "b").await.unwrap();
     expect![[r#"
         Moving application application_1700000000000_0001 to queue b

@@ -39,6 +39,10 @@
 //! - `finish APP [succeeded|failed|killed]`, `kill APP`, `move APP QUEUE`, `priority APP N`.
 //! - `advance DURATION`: move the clock, ticking at every deadline on the way; `tick`.
 //! - `show queues|apps|nodes|time`, `updates on|off` (show update passes).
+//! - `explain APP`: why the app is or is not getting containers now (the
+//!   core's explanation: its outlook and summary, then each reason, `holds`
+//!   when it alone holds the app back, `note` for context), with nodes and
+//!   apps written by their scenario names.
 //!
 //! Containers are written `app1#3` (`app1#3@2` for attempt 2). A node name
 //! the scenario never registered, or an app written as a literal id
@@ -142,6 +146,7 @@ impl Scenario {
             "advance" => self.advance(&args),
             "tick" => Ok(self.input(Input::Tick)),
             "show" => self.show(&args),
+            "explain" => self.explain(&args),
             "updates" => {
                 self.show_updates = args.first() == Some(&"on");
                 Ok(String::new())
@@ -684,6 +689,50 @@ impl Scenario {
             Some("time") => Ok(format!("{}\n", self.now)),
             other => Err(format!("show what? {other:?} (queues, apps, nodes, time)")),
         }
+    }
+
+    fn explain(&self, args: &[&str]) -> Result<String, String> {
+        let app = self.app_id(args.first().copied())?;
+        let Some(ex) = self.rm.explain_app(app, self.now) else {
+            return Ok(format!("no such application {app}\n"));
+        };
+        let mut text = format!("{}: {}\n", ex.outlook.name(), self.named(&ex.summary));
+        let mut line = |scope: String, r: &weft_core::Reason| {
+            let _ = writeln!(
+                text,
+                "  {} {scope}: {}",
+                if r.blocking { "holds" } else { "note " },
+                self.named(&r.kind.to_string())
+            );
+        };
+        for r in &ex.reasons {
+            line("app".to_owned(), r);
+        }
+        for ask in &ex.asks {
+            for r in &ask.reasons {
+                line(ask.label(), r);
+            }
+        }
+        Ok(text)
+    }
+
+    /// `text` with node ids (`n1:8041`) and app ids written by their scenario names.
+    fn named(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (id, name) in &self.node_names {
+            text = text.replace(&id.to_string(), name);
+        }
+        // Longest first, so that no id is replaced inside a longer one.
+        let mut apps: Vec<(String, &String)> = self
+            .app_names
+            .iter()
+            .map(|(id, name)| (id.to_string(), name))
+            .collect();
+        apps.sort_by_key(|(id, _)| std::cmp::Reverse(id.len()));
+        for (id, name) in apps {
+            text = text.replace(&id, name);
+        }
+        text
     }
 
     fn show_queues(&self) -> String {

@@ -62,7 +62,7 @@ enum Command {
     Local(local::LocalArgs),
     /// Distributed-shell applications: submit (and run), status, list, kill.
     App(app::AppArgs),
-    /// Applications: -list, -status, -kill, -movetoqueue, -updatePriority, -updateLifetime.
+    /// Applications: -list, -status, -explain, -kill, -movetoqueue, -updatePriority, -updateLifetime.
     Application(ApplicationArgs),
     /// Queues: -status.
     Queue(QueueArgs),
@@ -162,7 +162,7 @@ impl OneShotClient {
 #[derive(Args, Debug)]
 #[command(group(
     ArgGroup::new("command")
-        .args(["list", "status", "kill", "move_to_queue", "change_queue", "update_priority", "update_lifetime"])
+        .args(["list", "status", "explain", "kill", "move_to_queue", "change_queue", "update_priority", "update_lifetime"])
         .required(true)
 ))]
 struct ApplicationArgs {
@@ -183,6 +183,9 @@ struct ApplicationArgs {
     /// Print an application's report.
     #[arg(long = "status", value_name = "APP_ID")]
     status: Option<String>,
+    /// Print why an application is or is not getting containers now.
+    #[arg(long = "explain", value_name = "APP_ID")]
+    explain: Option<String>,
     /// Kill applications.
     #[arg(long = "kill", value_name = "APP_ID", num_args = 1..)]
     kill: Vec<String>,
@@ -193,7 +196,7 @@ struct ApplicationArgs {
     #[arg(long = "queue", requires = "move_to_queue")]
     queue: Option<String>,
     /// The application of -changeQueue, -updatePriority or -updateLifetime.
-    #[arg(long = "appId", conflicts_with_all = ["list", "status", "kill", "move_to_queue"])]
+    #[arg(long = "appId", conflicts_with_all = ["list", "status", "explain", "kill", "move_to_queue"])]
     app_id: Option<String>,
     /// Move -appId to this queue.
     #[arg(long = "changeQueue", requires = "app_id")]
@@ -652,6 +655,8 @@ async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
         cli::application_list(&mut c, &a.app_states, &a.app_types, &a.app_tags).await?
     } else if let Some(app) = &a.status {
         cli::application_status(&mut c, app).await?
+    } else if let Some(app) = &a.explain {
+        cli::application_explain(&mut c, app).await?
     } else if !a.kill.is_empty() {
         return kill_each(&mut c, &a.kill).await;
     } else if let (Some(app), Some(queue)) = (&a.move_to_queue, &a.queue) {
@@ -668,7 +673,7 @@ async fn application(a: ApplicationArgs) -> anyhow::Result<()> {
         cli::application_update_lifetime(&mut c, app, secs, now).await?
     } else {
         anyhow::bail!(
-            "nothing to do: use -list, -status <appId>, -kill <appId>, -movetoqueue <appId> -queue <queue>, or -appId <appId> with -changeQueue, -updatePriority or -updateLifetime"
+            "nothing to do: use -list, -status <appId>, -explain <appId>, -kill <appId>, -movetoqueue <appId> -queue <queue>, or -appId <appId> with -changeQueue, -updatePriority or -updateLifetime"
         );
     };
     print(out);
@@ -924,6 +929,14 @@ mod tests {
                 ArgumentConflict,
             ),
             (
+                "weft application -explain application_1_0001 -status application_1_0001",
+                ArgumentConflict,
+            ),
+            (
+                "weft application -explain application_1_0001 -appId application_1_0001 -updatePriority 1",
+                ArgumentConflict,
+            ),
+            (
                 "weft application -status application_1_0001 -movetoqueue application_1_0001 -queue q",
                 ArgumentConflict,
             ),
@@ -1013,6 +1026,7 @@ mod tests {
         for line in [
             "weft application -list -appStates ALL -appTypes T -appTags t",
             "weft application -kill application_1_0001 application_1_0002",
+            "weft application -explain application_1_0001",
             "weft application -movetoqueue application_1_0001 -queue root.b",
             "weft application -appId application_1_0001 -changeQueue root.b",
             "weft application -appId application_1_0001 -updatePriority -1",
@@ -1322,6 +1336,12 @@ mod tests {
         assert_eq!(a.move_to_queue.as_deref(), Some("application_1_0001"));
         assert_eq!(a.queue.as_deref(), Some("root.b"));
         assert_eq!(a.client.client.rm, "http://rm:1");
+        let parsed =
+            Weft::try_parse_from(args("weft application -explain application_1_0001")).unwrap();
+        let Command::Application(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(a.explain.as_deref(), Some("application_1_0001"));
         assert!(Weft::try_parse_from(args("weft rmadmin -refreshQueues")).is_ok());
         assert!(Weft::try_parse_from(args("weft node -list -states RUNNING,LOST")).is_ok());
         assert!(Weft::try_parse_from(args("weft queue -status root.dev")).is_ok());

@@ -213,6 +213,79 @@ fn running_app_limits_wait_and_wake_in_start_order() {
 }
 
 #[test]
+fn a_waiting_app_is_told_every_limit_it_meets_and_its_place_in_line() {
+    let mut cfg = config(&["p/", "p.x", "p.y"], |q| {
+        if q.path == path("root.p") {
+            q.max_running_apps = Some(1);
+        }
+    });
+    cfg.user_max_apps_default = Some(1);
+    let mut t = tree(cfg);
+    let (_a1, _) = add(&mut t, 1, "root.p.x", "alice", 0);
+    // Waits on root.p only (bob runs nothing yet).
+    let (b1, _) = add(&mut t, 2, "root.p.y", "bob", 30);
+    // Waits on alice's default limit and on root.p, ahead of bob in root.p's line.
+    let (a2, _) = add(&mut t, 3, "root.p.y", "alice", 10);
+    let waits = t.running_app_waits(a2);
+    let described: Vec<String> = waits
+        .iter()
+        .map(|w| {
+            format!(
+                "{} (default {}, {} running, {} of {})",
+                w.reason, w.from_default, w.running, w.position, w.waiting
+            )
+        })
+        .collect();
+    assert_eq!(
+        described,
+        [
+            "user alice already runs 1 applications, the most allowed (maxRunningApps for users) (default true, 1 running, 1 of 1)",
+            "queue root.p already runs 1 applications, its maxRunningApps (default false, 1 running, 1 of 2)",
+        ]
+    );
+    let waits = t.running_app_waits(b1);
+    assert_eq!(waits.len(), 1);
+    assert_eq!((waits[0].position, waits[0].waiting), (2, 2));
+    assert_eq!(
+        waits[0].reason,
+        t.runnable_check(t.app_queue(b1), "bob").unwrap(),
+        "the first limit listed is the one the scheduler stops at"
+    );
+    let (c, _) = add(&mut t, 4, "root.default", "carol", 0);
+    assert!(
+        t.running_app_waits(c).is_empty(),
+        "runnable apps wait on nothing"
+    );
+}
+
+#[test]
+fn the_max_share_blocker_is_the_nearest_queue_without_room() {
+    let mut t = tree(config(&["p/", "p.x", "p.y"], |q| {
+        q.max_resources = Some(weft_model::ResourceSpec::Absolute(
+            if q.path == path("root.p") {
+                Resource::new(3072, 4)
+            } else {
+                Resource::new(2048, 2)
+            },
+        ));
+    }));
+    let (h, _) = add(&mut t, 1, "root.p.x", "u", 0);
+    let x = t.queue_id(&path("root.p.x")).unwrap();
+    let p = t.queue_id(&path("root.p")).unwrap();
+    t.add_usage(h, Resource::new(1024, 1));
+    assert_eq!(t.max_share_blocker(x, Resource::new(1024, 1)), None);
+    assert!(t.fits_in_max_share(x, Resource::new(1024, 1)));
+    assert_eq!(t.max_share_blocker(x, Resource::new(2048, 1)), Some(x));
+    assert!(!t.fits_in_max_share(x, Resource::new(2048, 1)));
+    // A parent stops a container its child has room for.
+    let (g, _) = add(&mut t, 2, "root.p.y", "u", 0);
+    t.add_usage(g, Resource::new(2048, 1));
+    assert_eq!(t.max_share_blocker(x, Resource::new(1024, 1)), Some(p));
+    assert!(!t.fits_in_max_share(x, Resource::new(1024, 1)));
+    t.check_invariants().unwrap();
+}
+
+#[test]
 fn raising_a_limit_on_reload_releases_waiters_lowering_stops_nobody() {
     let mut t = tree(config(&["a"], |q| q.max_running_apps = Some(1)));
     add(&mut t, 1, "root.a", "u", 0);

@@ -1944,6 +1944,7 @@ mod admin_access;
 mod audit;
 mod decommission;
 mod dynamic_resources;
+mod explain;
 mod lifetime;
 mod node_health;
 mod node_resize;

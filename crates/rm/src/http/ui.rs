@@ -12,6 +12,7 @@
 
 mod apps;
 mod cluster;
+mod explain;
 mod format;
 mod html;
 mod nodes;

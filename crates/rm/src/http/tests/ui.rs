@@ -230,6 +230,10 @@ async fn an_app_page_shows_the_app_and_its_attempt() {
     ] {
         assert!(body.contains(fact), "no {fact:?} in {body}");
     }
+    assert!(
+        !body.contains("Why it is waiting"),
+        "an ended app waits for nothing: {body}"
+    );
     let body = page(r, &format!("/cluster/app/{}", c.alice)).await;
     for fact in [
         "<tr><th>State</th><td>RUNNING</td></tr>",
@@ -246,7 +250,34 @@ async fn an_app_page_shows_the_app_and_its_attempt() {
     }
     // The launch context (the AM's command) is never shown.
     assert!(!body.contains("run-am"), "{body}");
+    // Why it waits, as `.../explain` says, every word escaped: both nodes
+    // have room for alice's asks.
+    expect![[r#"
+        <h2 id="why">Why it is waiting</h2><p class="summary">not held back: h1:8041 (off-switch), h2:8041 (off-switch) can take its ask at priority 1 for 6 × &lt;memory:1024, vCores:1&gt; now, at the node&#39;s next heartbeat unless applications ahead of it in policy order take the room first</p><table class="reasons"><tr><th>Applies to</th><th>Holds it back</th><th>Why</th><th>What would change it</th></tr>
+        <tr><td>priority 1: 6 × 1.0 GB, 1 vcore</td><td>no</td><td>h1:8041 (off-switch), h2:8041 (off-switch) have room for it now</td><td>nothing: such a node serves it at its next heartbeat, after applications ahead of it in policy order</td></tr>
+        </table>"#]]
+    .assert_eq(&fragment(&body, r#"<h2 id="why">"#, "</table>"));
+    assert!(!body.contains("<memory:"), "{body}");
     c.rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_held_back_app_page_says_what_holds_it() {
+    let rm = Rm::new();
+    rm.register("h1:8041", 2048, 2).await;
+    let app = rm.running("alice", "a", "h1:8041", 0).await;
+    rm.allocate(
+        &app,
+        json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 4096, "vCores": 1}, "numContainers": 1}]}),
+    )
+    .await;
+    let body = page(&rm.router, &format!("/cluster/app/{app}")).await;
+    expect![[r#"
+        <h2 id="why">Why it is waiting</h2><p class="summary">waiting (ask at priority 1 for 1 × &lt;memory:4096, vCores:1&gt;): no node can ever hold a container of &lt;memory:4096, vCores:1&gt; (the largest, h1:8041, offers &lt;memory:2048, vCores:2&gt;)</p><table class="reasons"><tr><th>Applies to</th><th>Holds it back</th><th>Why</th><th>What would change it</th></tr>
+        <tr><td>priority 1: 1 × 4.0 GB, 1 vcore</td><td>yes</td><td>no node in service could hold &lt;memory:4096, vCores:1&gt; even when empty: the largest, h1:8041, offers &lt;memory:2048, vCores:2&gt;</td><td>a smaller ask, or a node large enough joining the cluster</td></tr>
+        </table>"#]]
+    .assert_eq(&fragment(&body, r#"<h2 id="why">"#, "</table>"));
+    rm.stop().await;
 }
 
 #[tokio::test(start_paused = true)]

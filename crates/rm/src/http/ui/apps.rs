@@ -1,8 +1,9 @@
 //! `/cluster/apps` (and Hadoop's `/cluster/apps/{STATE}`): the apps the
 //! REST list's filters select (`AppsQuery`, so `states=`, `user=`,
 //! `queue=`, ... read and fail alike), newest first; and
-//! `/cluster/app/{appId}`: one app and its attempts, asked of the
-//! scheduler as `GET /ws/v1/cluster/apps/{appId}` asks.
+//! `/cluster/app/{appId}`: one app, why it is waiting while it has not
+//! ended (`explain`), and its attempts, asked of the scheduler as
+//! `GET /ws/v1/cluster/apps/{appId}` and `.../explain` ask.
 //!
 //! The REST GETs show every app to anyone, and so do these pages; what an
 //! app was launched with (its launch context, tokens) is in no DTO and
@@ -14,11 +15,12 @@ use axum::response::Response;
 
 use crate::dto::ResourceDto;
 use crate::dto::apps::{AppAttemptsDto, AppDto, AppsQuery};
+use crate::dto::explain::AppExplanationDto;
 use crate::http::codec::Params;
 use crate::http::error::ApiError;
 use crate::http::ui::html::{Href, Html};
 use crate::http::ui::page::{self, Nav, Page};
-use crate::http::ui::{Query, format, refresh};
+use crate::http::ui::{Query, explain, format, refresh};
 use crate::http::{ApiState, AppParam};
 
 /// The states offered as filters: those a Weft app can be in (it never
@@ -59,6 +61,10 @@ pub(super) async fn app(
         let attempts = AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app);
         let mut body = Html::new();
         details(&mut body, &app);
+        if !snap.app.report.record.state.is_final() {
+            let explanation = s.rm().explain_app(id).await?;
+            explain::section(&mut body, &AppExplanationDto::from_core(&explanation));
+        }
         body.text_el("h2", &[], "Diagnostics");
         if app.diagnostics.is_empty() {
             body.text_el("p", &[("class", "muted")], "none");
