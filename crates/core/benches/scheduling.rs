@@ -324,6 +324,33 @@ fn full_node_heartbeat(shape: &Shape) {
     );
 }
 
+/// What one explanation costs on a full cluster, where every app has
+/// pending asks and no node has room, so each call tries every node: the
+/// time a client asking `explain` takes from the scheduler's thread.
+fn explain_cost(shape: &Shape) {
+    let mut c = build(shape);
+    c.heartbeat_round(0);
+    c.drain_ams();
+    let apps: Vec<AppId> = c.apps.iter().step_by(c.apps.len() / 100).copied().collect();
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let (_, t) = time_once(|| {
+            for app in &apps {
+                black_box(c.rm.explain_app(*app, c.now));
+            }
+        });
+        times.push(t);
+    }
+    let t = median(times);
+    println!(
+        "{:<44} {:.0} µs per call ({} nodes, full, {} apps asked, median of 5 rounds)",
+        "explain an app",
+        t.as_nanos() as f64 / apps.len() as f64 / 1000.0,
+        shape.nodes,
+        apps.len()
+    );
+}
+
 fn memory(nodes: usize, apps: usize, per_app: u32) {
     let before = rss_bytes().unwrap_or(0);
     let shape = Shape {
@@ -409,10 +436,12 @@ fn main() {
             (last.0 as f64).ln() / (first.0 as f64).ln()
         );
     }
-    full_node_heartbeat(&Shape {
+    let shape = Shape {
         nodes,
         node_capability: Resource::new(64 * 1024, 64),
         apps: 10_000,
         asks_per_app: 1_000_000,
-    });
+    };
+    full_node_heartbeat(&shape);
+    explain_cost(&shape);
 }

@@ -52,6 +52,7 @@ struct ApiInner {
     reloader: Arc<Reloader>,
     service: ServiceSettings,
     access: Arc<LiveAccess>,
+    explain_budget: explain::ExplainBudget,
     min_allocation: Resource,
     cluster_id: u64,
 }
@@ -95,6 +96,7 @@ impl ApiState {
             reloader: parts.reloader,
             service: parts.service,
             access: parts.access,
+            explain_budget: explain::ExplainBudget::new(),
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
         }))
@@ -118,6 +120,10 @@ impl ApiState {
 
     pub(crate) fn access(&self) -> &LiveAccess {
         &self.0.access
+    }
+
+    pub(crate) fn explain_budget(&self) -> &explain::ExplainBudget {
+        &self.0.explain_budget
     }
 }
 

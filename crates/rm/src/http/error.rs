@@ -42,6 +42,9 @@ pub enum ApiError {
     /// The body is neither JSON nor XML, or says nothing about its type (415).
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// More of an expensive request than the service serves a second (429).
+    #[error("{0}")]
+    TooManyRequests(String),
     /// The scheduler has stopped (the service is shutting down) (503).
     #[error("the resource manager is shutting down; retry against its replacement")]
     Unavailable,
@@ -85,6 +88,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -123,6 +127,10 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => {
                 ("NotSupportedException", "javax.ws.rs.NotSupportedException")
             }
+            ApiError::TooManyRequests(_) => (
+                "WebApplicationException",
+                "javax.ws.rs.WebApplicationException",
+            ),
             ApiError::Unavailable => (
                 "ServiceUnavailableException",
                 "javax.ws.rs.ServiceUnavailableException",

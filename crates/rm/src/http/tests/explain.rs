@@ -139,3 +139,30 @@ async fn unknown_and_malformed_apps_are_refused() {
     ));
     rm.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn explanations_past_the_budget_are_refused_with_when_to_retry() {
+    let rm = Rm::new();
+    rm.register("h1:8041", 4096, 4).await;
+    let app = rm.running("alice", "a", "h1:8041", 0).await;
+    let uri = format!("/ws/v1/cluster/apps/{app}/explain");
+    let budget = crate::http::explain::EXPLAINS_PER_SECOND;
+    for _ in 0..budget {
+        assert_eq!(get(&rm.router, &uri).await.status, StatusCode::OK);
+    }
+    let a = get(&rm.router, &uri).await;
+    expect![[r#"429 WebApplicationException: more than 50 explanations a second were asked for (each tries every node on the scheduler's thread); retry in 20 ms"#]]
+        .assert_eq(&a.error());
+    // The app's page still shows, saying why its explanation is missing.
+    let page = get(&rm.router, &format!("/cluster/app/{app}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("more than 50 explanations a second"),
+        "{}",
+        page.body
+    );
+    // The budget fills again with time.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(get(&rm.router, &uri).await.status, StatusCode::OK);
+    rm.stop().await;
+}

@@ -62,8 +62,17 @@ pub(super) async fn app(
         let mut body = Html::new();
         details(&mut body, &app);
         if !snap.app.report.record.state.is_final() {
-            let explanation = s.rm().explain_app(id).await?;
-            explain::section(&mut body, &AppExplanationDto::from_core(&explanation));
+            // Past the explanation budget the page still shows the rest.
+            match s.explain_budget().take_or_refuse() {
+                Ok(()) => {
+                    let explanation = s.rm().explain_app(id).await?;
+                    explain::section(&mut body, &AppExplanationDto::from_core(&explanation));
+                }
+                Err(e) => {
+                    body.text_el("h2", &[], "Why it is waiting");
+                    body.text_el("p", &[("class", "muted")], e.to_string());
+                }
+            }
         }
         body.text_el("h2", &[], "Diagnostics");
         if app.diagnostics.is_empty() {
