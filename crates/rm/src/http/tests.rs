@@ -1458,6 +1458,17 @@ mod fuzz {
             "PUT",
             "/ws/v1/cluster/apps/application_1700000000000_0001/timeout?user.name=alice",
         ),
+        ("POST", "/ws/v1/cluster/refresh-nodes?user.name=yarn"),
+        (
+            "POST",
+            "/ws/v1/cluster/refresh-nodes-resources?user.name=yarn",
+        ),
+        (
+            "POST",
+            "/ws/v1/cluster/nodes/h1:8041/resource?user.name=yarn",
+        ),
+        ("POST", "/ws/v1/cluster/refresh-admin-acls?user.name=yarn"),
+        ("POST", "/ws/v1/cluster/refresh-user-groups?user.name=yarn"),
     ];
 
     fn big() -> impl Strategy<Value = u64> {
