@@ -1389,6 +1389,10 @@ mod fuzz {
         "timeout",
         "type",
         "expiryTime",
+        "graceful",
+        "timeoutSecs",
+        "resourceOption",
+        "overCommitTimeout",
     ];
 
     fn scalar() -> impl Strategy<Value = Value> {
