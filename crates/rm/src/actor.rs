@@ -1702,13 +1702,14 @@ impl Actor {
             return;
         }
         let at = self.clock.epoch_ms(now);
+        let origin = self.clock.epoch_origin_ms();
         // Kills are counted from the core's word that preemption ended the
         // container (its completion follows in the same batch), not from
         // the exit status, which a node may report on its own.
         let mut preempted: Vec<ContainerId> = Vec::new();
         for e in events {
             if let Some(log) = &mut self.event_log {
-                log.write(at, e);
+                log.write(at, origin, e);
             }
             if let Some(store) = &mut self.store {
                 match e {

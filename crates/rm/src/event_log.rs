@@ -32,12 +32,13 @@ impl EventLog {
         })
     }
 
-    /// Appends one event decided at `at` (ms since the epoch).
-    pub(crate) fn write(&mut self, at: u64, event: &Event) {
+    /// Appends one event decided at `at` (ms since the epoch), the core's
+    /// time zero being `epoch_origin`.
+    pub(crate) fn write(&mut self, at: u64, epoch_origin: u64, event: &Event) {
         if self.broken {
             return;
         }
-        let res = serde_json::to_writer(&mut self.out, &event_json(at, event))
+        let res = serde_json::to_writer(&mut self.out, &event_json(at, epoch_origin, event))
             .map_err(std::io::Error::from)
             .and_then(|()| self.out.write_all(b"\n"));
         self.check(res);
@@ -70,8 +71,8 @@ mod tests {
         let path = std::env::temp_dir().join(format!("weft-events-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let mut log = EventLog::open(&path).unwrap();
-        log.write(5, &Event::Updated { at: Time::ZERO });
-        log.write(6, &Event::Updated { at: Time::ZERO });
+        log.write(5, 0, &Event::Updated { at: Time::ZERO });
+        log.write(6, 0, &Event::Updated { at: Time::ZERO });
         log.flush();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(

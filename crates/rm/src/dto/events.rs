@@ -6,13 +6,23 @@
 
 use serde_json::{Value, json};
 use weft_core::Event;
+use weft_model::{ContainerId, Resource, Time};
 
 use crate::dto::EpochMillis;
 use crate::dto::am::locality_name;
 use crate::dto::nm::stop_reason_name;
 
-/// One event as a JSON object.
-pub fn event_json(at: EpochMillis, event: &Event) -> Value {
+/// A resource as the log writes one.
+fn resource(r: &Resource) -> Value {
+    json!({ "memoryMB": r.memory_mb(), "vCores": r.vcores() })
+}
+
+/// One event as a JSON object: `at` is when it was decided and
+/// `epoch_origin` the wall-clock time of the core's time zero, for the
+/// times an event carries (deadlines, expiries). Every kind the core has
+/// today has its own shape.
+pub fn event_json(at: EpochMillis, epoch_origin: EpochMillis, event: &Event) -> Value {
+    let wall = |t: &Time| epoch_origin + t.as_millis();
     match event {
         Event::NodeAdded {
             node,
@@ -112,7 +122,71 @@ pub fn event_json(at: EpochMillis, event: &Event) -> Value {
             "time": at, "event": "PlacementFailed", "app": app.to_string(),
             "error": error.to_string(),
         }),
-        // New kinds of decision reach the log before they get their own shape.
+        Event::Starved {
+            app,
+            queue,
+            fair_share_starvation,
+            min_share_starvation,
+            victims,
+            dry_run,
+        } => json!({
+            "time": at, "event": "Starved", "app": app.to_string(), "queue": queue.as_str(),
+            "fairShareStarvation": resource(fair_share_starvation),
+            "minShareStarvation": resource(min_share_starvation),
+            "victims": victims.iter().map(|(c, r): &(ContainerId, Resource)| json!({
+                "container": c.to_string(), "memoryMB": r.memory_mb(), "vCores": r.vcores(),
+            })).collect::<Vec<_>>(),
+            "dryRun": dry_run,
+        }),
+        Event::PreemptionWarned {
+            container,
+            app,
+            for_app,
+            resource,
+            deadline,
+        } => json!({
+            "time": at, "event": "PreemptionWarned", "container": container.to_string(),
+            "app": app.to_string(), "forApp": for_app.to_string(),
+            "memoryMB": resource.memory_mb(), "vCores": resource.vcores(),
+            "deadline": wall(deadline),
+        }),
+        Event::PreemptionKilled {
+            container,
+            app,
+            for_app,
+        } => json!({
+            "time": at, "event": "PreemptionKilled", "container": container.to_string(),
+            "app": app.to_string(), "forApp": for_app.to_string(),
+        }),
+        Event::PreemptionReleased { container, app } => json!({
+            "time": at, "event": "PreemptionReleased", "container": container.to_string(),
+            "app": app.to_string(),
+        }),
+        Event::PreemptionWithdrawn {
+            container,
+            app,
+            reason,
+        } => json!({
+            "time": at, "event": "PreemptionWithdrawn", "container": container.to_string(),
+            "app": app.to_string(), "reason": reason,
+        }),
+        Event::PreemptionError { error } => json!({
+            "time": at, "event": "PreemptionError", "error": error,
+        }),
+        Event::AppLifetimeExpired { app, queue, expiry } => json!({
+            "time": at, "event": "AppLifetimeExpired", "app": app.to_string(),
+            "queue": queue.as_str(), "expiry": wall(expiry),
+        }),
+        Event::AppLifetimeChanged {
+            app,
+            previous,
+            expiry,
+        } => json!({
+            "time": at, "event": "AppLifetimeChanged", "app": app.to_string(),
+            "previous": previous.as_ref().map(wall), "expiry": wall(expiry),
+        }),
+        // `Event` is non-exhaustive: a kind added to the core reaches the
+        // log this way until it gets its own shape here.
         other => json!({ "time": at, "event": "Other", "debug": format!("{other:?}") }),
     }
 }
@@ -132,8 +206,34 @@ mod tests {
             diagnostics: "waiting".into(),
         };
         assert_eq!(
-            event_json(1_000, &e).to_string(),
+            event_json(1_000, 0, &e).to_string(),
             r#"{"app":"application_9_0003","detail":"waiting for a running-app limit","diagnostics":"waiting","event":"AppStateChanged","queue":"root.a","state":"ACCEPTED","time":1000}"#
+        );
+    }
+
+    #[test]
+    fn deadlines_and_expiries_are_wall_clock_times() {
+        let app = AppId::new(9, 3);
+        let container: ContainerId = "container_9_0003_01_000002".parse().unwrap();
+        let warned = Event::PreemptionWarned {
+            container,
+            app,
+            for_app: AppId::new(9, 4),
+            resource: Resource::new(1024, 1),
+            deadline: Time::from_millis(15_000),
+        };
+        assert_eq!(
+            event_json(1_000, 500, &warned).to_string(),
+            r#"{"app":"application_9_0003","container":"container_9_0003_01_000002","deadline":15500,"event":"PreemptionWarned","forApp":"application_9_0004","memoryMB":1024,"time":1000,"vCores":1}"#
+        );
+        let changed = Event::AppLifetimeChanged {
+            app,
+            previous: None,
+            expiry: Time::from_millis(60_000),
+        };
+        assert_eq!(
+            event_json(1_000, 500, &changed).to_string(),
+            r#"{"app":"application_9_0003","event":"AppLifetimeChanged","expiry":60500,"previous":null,"time":1000}"#
         );
     }
 }
