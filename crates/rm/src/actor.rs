@@ -16,9 +16,9 @@
 //! to their AMs), container tokens (drawn when the core allocates a
 //! container, handed to its node and its AM, forgotten once both have them
 //! or the container ends; see `token`), access checks for kill, move,
-//! priority and lifetime changes, the state store's records (with the recovery of the apps
-//! it holds at start, and of drains as their nodes come back: `drains`),
-//! and the include and exclude lists of nodes: which
+//! priority and lifetime changes, the state store's records (with the
+//! recovery of the apps it holds at start, and of drains as their nodes
+//! come back: `drains`), and the include and exclude lists of nodes: which
 //! nodes may register, and what a refresh of the lists does to the nodes
 //! it disallows (Hadoop's NodesListManager rules, carried out through the
 //! core's decommissioning inputs).
@@ -26,7 +26,9 @@
 //! So are the sizes `dynamic-resources.xml` gives nodes: a node it names
 //! registers with its configured size instead of the one it reports, and a
 //! refresh of the file resizes the registered nodes it changes through the
-//! core's resize, as Hadoop's `refreshNodesResources` does.
+//! core's resize, as Hadoop's `refreshNodesResources` does. And each
+//! application's end leaves its line in the audit log (`audit`), as
+//! Hadoop's RMAppManager writes one.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
