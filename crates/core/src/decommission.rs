@@ -22,6 +22,17 @@ use crate::output::{NodeError, NodeState};
 use crate::rm::ResourceManager;
 
 impl ResourceManager {
+    /// The apps a draining node waits for before it leaves (empty for a
+    /// node not draining, or draining without waiting for apps), so that a
+    /// driver can keep them across a restart of its own.
+    pub fn drain_apps(&self, node: &NodeId) -> Vec<AppId> {
+        self.nodes
+            .lookup(node)
+            .and_then(|idx| self.nodes.get(idx).draining.as_ref())
+            .map(|d| d.apps.iter().copied().collect())
+            .unwrap_or_default()
+    }
+
     pub(crate) fn decommission_node(
         &mut self,
         now: Time,
@@ -36,12 +47,15 @@ impl ResourceManager {
             return Ok(NodeState::Decommissioned);
         };
         let n = self.nodes.get(idx);
-        // The apps with containers here now: all it has ever held while
-        // draining, since it takes no new containers.
+        // The apps with containers here now (all it has ever held while
+        // draining, since it takes no new containers), and the live ones
+        // among those the driver names.
         let holders = || -> BTreeSet<AppId> {
+            let live = |app: &&AppId| self.apps.get(app).is_some_and(|r| !r.state.is_final());
             n.containers
                 .iter()
                 .map(|c| self.active(self.container(*c).app).id)
+                .chain(drain.also_wait_for.iter().filter(live).copied())
                 .collect()
         };
         let draining = match &n.draining {

@@ -118,7 +118,7 @@ pub enum Input {
 }
 
 /// The terms of a graceful decommission (YARN's DECOMMISSIONING state).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Drain {
     /// How long the node may take to drain, counted from when it started;
     /// then its remaining containers are lost with it. `None`: no limit.
@@ -129,6 +129,11 @@ pub struct Drain {
     /// reads this from `yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications`,
     /// the name Amazon EMR's Hadoop gives the same switch.
     pub wait_for_apps: bool,
+    /// With `wait_for_apps`, apps to wait for besides those holding
+    /// containers on the node now (those still live): a drain a driver
+    /// takes back after a restart passes the apps it waited for before,
+    /// whose containers there may have ended already, leaving their outputs.
+    pub also_wait_for: Vec<AppId>,
 }
 
 /// A NodeManager registering.

@@ -414,6 +414,7 @@ impl Harness {
                     drain: Drain {
                         timeout,
                         wait_for_apps: apps,
+                        also_wait_for: Vec::new(),
                     },
                 })?;
             }

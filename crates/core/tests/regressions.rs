@@ -704,6 +704,7 @@ fn a_draining_node_may_leave_a_queue_above_a_percentage_max_share() {
             drain: Drain {
                 timeout: None,
                 wait_for_apps: true,
+                also_wait_for: Vec::new(),
             },
         },
     );
@@ -712,4 +713,60 @@ fn a_draining_node_may_leave_a_queue_above_a_percentage_max_share() {
     // at the next heartbeat; the 8 GB the queue holds stay.
     heartbeat(&mut rm, "n1");
     assert_eq!(rm.app_containers(app).len(), 8);
+}
+
+/// A drain a driver takes back after a restart names the apps it waited
+/// for before: their containers on the node may have ended already (the
+/// node brings none back), yet their outputs there are still wanted, so the
+/// node must wait for the live ones instead of leaving at once.
+#[test]
+fn a_drain_taken_back_waits_for_the_live_apps_it_names() {
+    let mut rm = ResourceManager::new(Default::default(), assign_multiple(), Time::ZERO);
+    register(&mut rm, "n1", Resource::new(8192, 8), vec![]);
+    let app = running_app(&mut rm);
+    // An app the RM never heard of (it ended before the restart).
+    let gone = AppId::new(1, 999);
+    let drain = |wait_for_apps| Drain {
+        timeout: None,
+        wait_for_apps,
+        also_wait_for: vec![app, gone],
+    };
+    let out = rm.handle(
+        Time::ZERO,
+        Input::NodeDecommissioning {
+            node: node_id("n1"),
+            drain: drain(true),
+        },
+    );
+    assert_eq!(out.reply, Reply::NodeState(Ok(NodeState::Decommissioning)));
+    assert_eq!(rm.drain_apps(&node_id("n1")), [app]);
+    rm.check_invariants().unwrap();
+    // Once the app ends, the node has nothing left to wait for.
+    rm.handle(
+        Time::ZERO,
+        Input::KillApp {
+            app,
+            reason: "done".into(),
+        },
+    );
+    heartbeat(&mut rm, "n1");
+    assert_eq!(
+        rm.node_state(&node_id("n1")),
+        Some(NodeState::Decommissioned)
+    );
+
+    // Without waiting for apps, the names are ignored.
+    register(&mut rm, "n2", Resource::new(8192, 8), vec![]);
+    let other = running_app(&mut rm);
+    let out = rm.handle(
+        Time::ZERO,
+        Input::NodeDecommissioning {
+            node: node_id("n2"),
+            drain: Drain {
+                also_wait_for: vec![other],
+                ..drain(false)
+            },
+        },
+    );
+    assert_eq!(out.reply, Reply::NodeState(Ok(NodeState::Decommissioned)));
 }

@@ -1271,6 +1271,7 @@ impl Actor {
                     let drain = Drain {
                         timeout: timeout.to_drain_timeout(),
                         wait_for_apps: terms.wait_for_apps,
+                        also_wait_for: Vec::new(),
                     };
                     let drain = self.drain_recovery.core_terms(&node, drain);
                     let input = Input::NodeDecommissioning {

@@ -1377,7 +1377,13 @@ impl<'s> Engine<'s> {
         };
         for (n, name) in chosen {
             let node = self.nodes[n as usize].id.clone();
-            let reply = self.call(Input::NodeDecommissioning { node, drain }, "drain")?;
+            let reply = self.call(
+                Input::NodeDecommissioning {
+                    node,
+                    drain: drain.clone(),
+                },
+                "drain",
+            )?;
             self.node_state_taken(reply, || format!("draining {name}"))?;
         }
         Ok(())

@@ -1415,6 +1415,7 @@ impl Resolver<'_> {
                     drain: Drain {
                         timeout,
                         wait_for_apps: e.wait_for_apps.unwrap_or(true),
+                        also_wait_for: Vec::new(),
                     },
                 }
             }
@@ -1831,6 +1832,7 @@ mod tests {
                 drain: Drain {
                     timeout: Some(Duration::from_secs(600)),
                     wait_for_apps: true,
+                    also_wait_for: Vec::new(),
                 },
             }
         );
@@ -1843,6 +1845,7 @@ mod tests {
                 Drain {
                     timeout: None,
                     wait_for_apps: false,
+                    also_wait_for: Vec::new(),
                 }
             ),
             other => panic!("not a random drain: {other:?}"),

@@ -262,6 +262,7 @@ impl Scenario {
         let mut drain = Drain {
             timeout: None,
             wait_for_apps: true,
+            also_wait_for: Vec::new(),
         };
         for arg in args.iter().skip(1) {
             match arg.split_once('=') {

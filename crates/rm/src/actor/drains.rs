@@ -131,6 +131,7 @@ impl Actor {
             .node_report(node)
             .and_then(|r| r.drain_deadline)
             .map(|t| self.clock.epoch_ms(t));
+        let apps = self.core.drain_apps(node);
         let Some(store) = &mut self.drain_recovery.store else {
             return;
         };
@@ -141,6 +142,7 @@ impl Actor {
             deadline_ms,
             wait_for_apps,
             timeout,
+            apps,
         });
     }
 
@@ -163,6 +165,7 @@ impl Actor {
                 .deadline_ms
                 .map(|d| Duration::from_millis(d.saturating_sub(now_ms))),
             wait_for_apps: stored.wait_for_apps,
+            also_wait_for: stored.apps.clone(),
         };
         let left = drain.timeout;
         let out = self.core.handle(

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use weft_model::NodeId;
+use weft_model::{AppId, NodeId};
 
 use super::StateStoreError;
 use super::lines::{Fold, JsonLines};
@@ -39,6 +39,10 @@ pub(crate) struct StoredDrain {
     pub(crate) wait_for_apps: bool,
     /// The timeout users are shown (`decommissioningTimeout`).
     pub(crate) timeout: TimeoutSecs,
+    /// With `wait_for_apps`, the apps it waited for when its terms were
+    /// stored: after a restart it waits for those still live too, though
+    /// their containers there may have ended before it.
+    pub(crate) apps: Vec<AppId>,
 }
 
 /// The open file: the drains it holds, and the file it appends to.
@@ -63,6 +67,9 @@ enum Record {
         deadline_ms: Option<u64>,
         wait_for_apps: bool,
         timeout_secs: i64,
+        /// Absent in files written before it was kept.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        apps: Vec<String>,
     },
     /// The drain ended, however it did.
     Ended { node: String },
@@ -122,6 +129,7 @@ fn to_record(d: &StoredDrain) -> Record {
         deadline_ms: d.deadline_ms,
         wait_for_apps: d.wait_for_apps,
         timeout_secs: d.timeout.0,
+        apps: d.apps.iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -144,8 +152,13 @@ impl Fold for LiveDrains {
                 deadline_ms,
                 wait_for_apps,
                 timeout_secs,
+                apps,
             } => {
                 let node = parse(&node)?;
+                let apps = apps
+                    .iter()
+                    .map(|a| a.parse::<AppId>().map_err(|e| e.to_string()))
+                    .collect::<Result<Vec<_>, _>>()?;
                 if let Some(deadline) = deadline_ms.filter(|d| *d < started_ms) {
                     return Err(format!(
                         "the drain of {node} ends (deadlineMs {deadline}) before it started (startedMs {started_ms})"
@@ -157,6 +170,7 @@ impl Fold for LiveDrains {
                     deadline_ms,
                     wait_for_apps,
                     timeout: TimeoutSecs(timeout_secs),
+                    apps,
                 };
                 self.0.insert(node, drain);
             }
@@ -193,6 +207,7 @@ mod tests {
             deadline_ms: u64::try_from(timeout).ok().map(|t| started_ms + t * 1_000),
             wait_for_apps: true,
             timeout: TimeoutSecs(timeout),
+            apps: Vec::new(),
         }
     }
 
@@ -201,8 +216,13 @@ mod tests {
             .iter()
             .map(|d| {
                 format!(
-                    "{} started {} deadline {:?} wait {} timeout {}",
-                    d.node, d.started_ms, d.deadline_ms, d.wait_for_apps, d.timeout
+                    "{} started {} deadline {:?} wait {} timeout {} apps {:?}",
+                    d.node,
+                    d.started_ms,
+                    d.deadline_ms,
+                    d.wait_for_apps,
+                    d.timeout,
+                    d.apps.iter().map(ToString::to_string).collect::<Vec<_>>()
                 )
             })
             .collect()
@@ -219,7 +239,7 @@ mod tests {
         // New terms for h1: they replace the first; the same terms again
         // are not written.
         let mut shorter = drain("h1:8041", 1_000, 120);
-        shorter.wait_for_apps = false;
+        shorter.apps = vec![AppId::new(1_700_000_000_000, 7)];
         store.draining(shorter.clone());
         store.draining(shorter);
         store.ended(&"h3:8041".parse().unwrap());
@@ -233,7 +253,7 @@ mod tests {
             {"record":"draining","node":"h1:8041","startedMs":1000,"deadlineMs":601000,"waitForApps":true,"timeoutSecs":600}
             {"record":"draining","node":"h2:8041","startedMs":2000,"deadlineMs":null,"waitForApps":true,"timeoutSecs":-1}
             {"record":"draining","node":"h3:8041","startedMs":3000,"deadlineMs":63000,"waitForApps":true,"timeoutSecs":60}
-            {"record":"draining","node":"h1:8041","startedMs":1000,"deadlineMs":121000,"waitForApps":false,"timeoutSecs":120}
+            {"record":"draining","node":"h1:8041","startedMs":1000,"deadlineMs":121000,"waitForApps":true,"timeoutSecs":120,"apps":["application_1700000000000_0007"]}
             {"record":"ended","node":"h3:8041"}
         "#]]
         .assert_eq(&text);
@@ -243,8 +263,8 @@ mod tests {
         let shown = render(&drains);
         expect![[r#"
             [
-                "h1:8041 started 1000 deadline Some(121000) wait false timeout 120 s",
-                "h2:8041 started 2000 deadline None wait true timeout no timeout",
+                "h1:8041 started 1000 deadline Some(121000) wait true timeout 120 s apps [\"application_1700000000000_0007\"]",
+                "h2:8041 started 2000 deadline None wait true timeout no timeout apps []",
             ]
         "#]]
         .assert_debug_eq(&shown);
@@ -264,6 +284,7 @@ mod tests {
             r#"{"record":"draining","node":"h1:8041","startedMs":5,"deadlineMs":65005,"waitForApps":true,"timeoutSecs":65}"#,
             r#"{"record":"draining","node":"h2","startedMs":5,"waitForApps":true,"timeoutSecs":-1}"#,
             r#"{"record":"draining","node":"h3:1","startedMs":9000,"deadlineMs":8000,"waitForApps":true,"timeoutSecs":0}"#,
+            r#"{"record":"draining","node":"h5:1","startedMs":5,"waitForApps":true,"timeoutSecs":-1,"apps":["app_7"]}"#,
             // deadlineMs left out: no timeout.
             r#"{"record":"draining","node":"h4:1","startedMs":5,"waitForApps":false,"timeoutSecs":-1}"#,
             r#"{"record":"ended","node":"h1:80"#,
@@ -273,8 +294,8 @@ mod tests {
         let (_store, drains, warnings) = DrainStore::open(&dir).unwrap();
         expect![[r#"
             [
-                "h1:8041 started 5 deadline Some(65005) wait true timeout 65 s",
-                "h4:1 started 5 deadline None wait false timeout no timeout",
+                "h1:8041 started 5 deadline Some(65005) wait true timeout 65 s apps []",
+                "h4:1 started 5 deadline None wait false timeout no timeout apps []",
             ]
         "#]]
         .assert_debug_eq(&render(&drains));
@@ -291,6 +312,7 @@ mod tests {
             [
                 "invalid node id \"h2\": expected host:port",
                 "the drain of h3:1 ends (deadlineMs 8000) before it started (startedMs 9000)",
+                "invalid application id \"app_7\": expected application_<clusterTimestamp>_<sequence>",
                 "not a state record (EOF while parsing a string at line 1 column 31)",
             ]
         "#]]
@@ -302,7 +324,7 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             std::fs::read_to_string(&kept).unwrap(),
-            format!("{}\n{}\n{}\n", lines[1], lines[2], lines[4])
+            format!("{}\n{}\n{}\n{}\n", lines[1], lines[2], lines[3], lines[5])
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,7 +1,8 @@
 //! Router tests of drains across an RM restart with a state store: a
 //! draining node that comes back is let in and drains on to its stored
 //! deadline with the containers it brings back; a recommissioned one
-//! comes back as any other; new terms count from the drain's start; a
+//! comes back as any other; a node that brings nothing back still waits
+//! for the apps it waited for; new terms count from the drain's start; a
 //! stored drain ends when its deadline passed while the RM was down, when
 //! the lists allow its node again, on a forced refresh, or when its node
 //! does not come back in time.
@@ -217,10 +218,10 @@ async fn a_stored_drain_ends_when_it_is_past_due_allowed_again_or_its_node_stays
     // they are refused.
     tokio::time::sleep(Duration::from_secs(61)).await;
     expect![[r#"
-        {"record":"draining","node":"h1:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60}
-        {"record":"draining","node":"h2:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60}
-        {"record":"draining","node":"h3:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60}
-        {"record":"draining","node":"h4:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60}
+        {"record":"draining","node":"h1:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60,"apps":["application_1700000000000_0001"]}
+        {"record":"draining","node":"h2:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60,"apps":["application_1700000000000_0002"]}
+        {"record":"draining","node":"h3:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60,"apps":["application_1700000000000_0003"]}
+        {"record":"draining","node":"h4:8041","startedMs":1700000000000,"deadlineMs":1700000060000,"waitForApps":true,"timeoutSecs":60,"apps":["application_1700000000000_0004"]}
         {"record":"ended","node":"h1:8041"}
         {"record":"ended","node":"h2:8041"}
         {"record":"ended","node":"h3:8041"}
@@ -289,12 +290,59 @@ async fn after_a_restart_new_terms_count_from_the_drains_start_and_a_forced_refr
         StatusCode::FORBIDDEN
     );
     expect![[r#"
-        {"record":"draining","node":"h1:8041","startedMs":1700000000000,"deadlineMs":1700000600000,"waitForApps":true,"timeoutSecs":600}
-        {"record":"draining","node":"h2:8041","startedMs":1700000000000,"deadlineMs":1700000600000,"waitForApps":true,"timeoutSecs":600}
-        {"record":"draining","node":"h1:8041","startedMs":1700000000000,"deadlineMs":1700000300000,"waitForApps":true,"timeoutSecs":300}
+        {"record":"draining","node":"h1:8041","startedMs":1700000000000,"deadlineMs":1700000600000,"waitForApps":true,"timeoutSecs":600,"apps":["application_1700000000000_0001"]}
+        {"record":"draining","node":"h2:8041","startedMs":1700000000000,"deadlineMs":1700000600000,"waitForApps":true,"timeoutSecs":600,"apps":["application_1700000000000_0002"]}
+        {"record":"draining","node":"h1:8041","startedMs":1700000000000,"deadlineMs":1700000300000,"waitForApps":true,"timeoutSecs":300,"apps":["application_1700000000000_0001"]}
         {"record":"ended","node":"h2:8041"}
         {"record":"ended","node":"h1:8041"}
     "#]]
     .assert_eq(&stored_lines(&dir));
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_drain_taken_back_waits_for_the_apps_it_waited_for_before_the_restart() {
+    let dir = TestDir::new("restart-apps");
+    let exclude = dir.write("nodes.exclude", "");
+    let state = dir.path("state").display().to_string();
+    let site = [
+        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
+        ("weft.rm.state-store.dir", state.as_str()),
+    ];
+    let rm = rm_after(&site, 0);
+    rm.register("h1:8041", 8192, 8).await;
+    let app = rm.running("alice", "a", "h1:8041", 0).await;
+    dir.write("nodes.exclude", "h1\n");
+    refresh(&rm, json!({"graceful": true, "timeoutSecs": 600})).await;
+    // Its AM container there fails; the app lives on, waiting for another
+    // attempt, so the node keeps draining for it.
+    let hb = rm
+        .heartbeat(
+            "h1:8041",
+            1,
+            json!([{"containerId": am_container(1), "state": "COMPLETE", "exitStatus": 1}]),
+        )
+        .await;
+    assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
+    assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
+    rm.stop().await;
+
+    // After the restart the node brings nothing back, yet still waits for
+    // the app, which the state store brought back too.
+    let rm = rm_after(&site, 10_000);
+    let again = register_with(&rm, "h1:8041", &[]).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
+    let kill = call(
+        &rm.router,
+        Method::PUT,
+        &format!("/ws/v1/cluster/apps/{app}/state?user.name=alice"),
+        Some("application/json"),
+        r#"{"state":"KILLED"}"#,
+        &[],
+    )
+    .await;
+    assert!(kill.status.is_success(), "{}", kill.body);
+    assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONED");
     rm.stop().await;
 }
