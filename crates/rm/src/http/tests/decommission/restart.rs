@@ -13,10 +13,25 @@ use crate::state_store::drains::DrainStore;
 const WAIT_FOR_APPS: &str =
     "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications";
 
-/// An RM on the test configuration plus `extra`, started `after_ms` after
-/// `EPOCH` by the wall clock.
-fn rm_after(extra: &[(&str, &str)], after_ms: u64) -> Rm {
-    let service = testing::service_at(extra, testing::EPOCH + after_ms);
+/// A test's directory with an empty exclude file, for `rm_after`.
+fn drain_dir(name: &str) -> TestDir {
+    let dir = TestDir::new(name);
+    dir.write("nodes.exclude", "");
+    dir
+}
+
+/// An RM on the test configuration with `dir`'s exclude file and a state
+/// store in `dir/state`, plus `extra`, started `after_ms` after `EPOCH` by
+/// the wall clock.
+fn rm_after(dir: &TestDir, extra: &[(&str, &str)], after_ms: u64) -> Rm {
+    let exclude = dir.path("nodes.exclude").display().to_string();
+    let state = dir.path("state").display().to_string();
+    let mut site = vec![
+        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
+        ("weft.rm.state-store.dir", state.as_str()),
+    ];
+    site.extend_from_slice(extra);
+    let service = testing::service_at(&site, testing::EPOCH + after_ms);
     let router = service.router();
     Rm { service, router }
 }
@@ -52,16 +67,8 @@ fn stored(dir: &TestDir) -> Vec<String> {
 
 #[tokio::test(start_paused = true)]
 async fn a_draining_node_comes_back_draining_after_a_restart_and_leaves_when_drained() {
-    let dir = TestDir::new("restart-drain");
-    let exclude = dir.write("nodes.exclude", "");
-    let state = dir.path("state").display().to_string();
-    let site = [
-        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
-        ("weft.rm.state-store.dir", state.as_str()),
-    ];
-    let mut first_site = site.to_vec();
-    first_site.push((WAIT_FOR_APPS, "false"));
-    let rm = rm_after(&first_site, 0);
+    let dir = drain_dir("restart-drain");
+    let rm = rm_after(&dir, &[(WAIT_FOR_APPS, "false")], 0);
     rm.register("h1:8041", 8192, 8).await;
     rm.running("alice", "a", "h1:8041", 0).await;
     // h3 is excluded too, but never drained.
@@ -78,7 +85,7 @@ async fn a_draining_node_comes_back_draining_after_a_restart_and_leaves_when_dra
 
     // Restarted 100 s later, and by a site that waits for applications:
     // the drain keeps the terms it was given.
-    let rm = rm_after(&site, 100_000);
+    let rm = rm_after(&dir, &[], 100_000);
     assert_eq!(
         get(&rm.router, "/ws/v1/cluster/nodes/h1:8041").await.status,
         StatusCode::NOT_FOUND
@@ -121,14 +128,8 @@ async fn a_draining_node_comes_back_draining_after_a_restart_and_leaves_when_dra
 
 #[tokio::test(start_paused = true)]
 async fn a_node_recommissioned_before_a_restart_comes_back_as_any_other() {
-    let dir = TestDir::new("restart-recommission");
-    let exclude = dir.write("nodes.exclude", "");
-    let state = dir.path("state").display().to_string();
-    let site = [
-        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
-        ("weft.rm.state-store.dir", state.as_str()),
-    ];
-    let rm = rm_after(&site, 0);
+    let dir = drain_dir("restart-recommission");
+    let rm = rm_after(&dir, &[], 0);
     rm.register("h1:8041", 8192, 8).await;
     rm.register("h2:8041", 8192, 8).await;
     rm.running("alice", "a", "h1:8041", 0).await;
@@ -150,7 +151,7 @@ async fn a_node_recommissioned_before_a_restart_comes_back_as_any_other() {
     // h2 is excluded again in the file, with no refresh: nothing was
     // draining when the RM stopped, so it is refused as Hadoop refuses it.
     dir.write("nodes.exclude", "h2\n");
-    let rm = rm_after(&site, 60_000);
+    let rm = rm_after(&dir, &[], 60_000);
     let h1 = register_with(&rm, "h1:8041", &[&am_container(1)]).await;
     assert_eq!(h1.status, StatusCode::OK, "{}", h1.body);
     let h1 = node(&rm, "h1:8041").await;
@@ -170,14 +171,8 @@ fn stored_lines(dir: &TestDir) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn a_stored_drain_ends_when_it_is_past_due_allowed_again_or_its_node_stays_away() {
-    let dir = TestDir::new("restart-ends");
-    let exclude = dir.write("nodes.exclude", "");
-    let state = dir.path("state").display().to_string();
-    let site = [
-        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
-        ("weft.rm.state-store.dir", state.as_str()),
-    ];
-    let rm = rm_after(&site, 0);
+    let dir = drain_dir("restart-ends");
+    let rm = rm_after(&dir, &[], 0);
     let nodes = ["h1:8041", "h2:8041", "h3:8041", "h4:8041"];
     for n in nodes {
         rm.register(n, 8192, 8).await;
@@ -193,9 +188,11 @@ async fn a_stored_drain_ends_when_it_is_past_due_allowed_again_or_its_node_stays
     // Back two minutes later, past every deadline, with h2 allowed again
     // and nodes lost after a minute's silence.
     dir.write("nodes.exclude", "h1 h3 h4\n");
-    let mut later = site.to_vec();
-    later.push(("yarn.nm.liveness-monitor.expiry-interval-ms", "60000"));
-    let rm = rm_after(&later, 120_000);
+    let rm = rm_after(
+        &dir,
+        &[("yarn.nm.liveness-monitor.expiry-interval-ms", "60000")],
+        120_000,
+    );
     // h1 is let in and decommissioned at once: its time was up.
     let h1 = register_with(&rm, "h1:8041", &[&am_container(1)]).await;
     assert_eq!(h1.status, StatusCode::OK, "{}", h1.body);
@@ -240,14 +237,8 @@ async fn a_stored_drain_ends_when_it_is_past_due_allowed_again_or_its_node_stays
 
 #[tokio::test(start_paused = true)]
 async fn after_a_restart_new_terms_count_from_the_drains_start_and_a_forced_refresh_ends_drains() {
-    let dir = TestDir::new("restart-terms");
-    let exclude = dir.write("nodes.exclude", "");
-    let state = dir.path("state").display().to_string();
-    let site = [
-        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
-        ("weft.rm.state-store.dir", state.as_str()),
-    ];
-    let rm = rm_after(&site, 0);
+    let dir = drain_dir("restart-terms");
+    let rm = rm_after(&dir, &[], 0);
     rm.register("h1:8041", 8192, 8).await;
     rm.register("h2:8041", 8192, 8).await;
     rm.running("alice", "a", "h1:8041", 0).await;
@@ -257,7 +248,7 @@ async fn after_a_restart_new_terms_count_from_the_drains_start_and_a_forced_refr
     tokio::time::advance(Duration::from_secs(100)).await;
     rm.stop().await;
 
-    let rm = rm_after(&site, 100_000);
+    let rm = rm_after(&dir, &[], 100_000);
     let h1 = register_with(&rm, "h1:8041", &[&am_container(1)]).await;
     assert_eq!(h1.status, StatusCode::OK, "{}", h1.body);
     assert_eq!(
@@ -302,14 +293,8 @@ async fn after_a_restart_new_terms_count_from_the_drains_start_and_a_forced_refr
 
 #[tokio::test(start_paused = true)]
 async fn a_drain_taken_back_waits_for_the_apps_it_waited_for_before_the_restart() {
-    let dir = TestDir::new("restart-apps");
-    let exclude = dir.write("nodes.exclude", "");
-    let state = dir.path("state").display().to_string();
-    let site = [
-        ("yarn.resourcemanager.nodes.exclude-path", exclude.as_str()),
-        ("weft.rm.state-store.dir", state.as_str()),
-    ];
-    let rm = rm_after(&site, 0);
+    let dir = drain_dir("restart-apps");
+    let rm = rm_after(&dir, &[], 0);
     rm.register("h1:8041", 8192, 8).await;
     let app = rm.running("alice", "a", "h1:8041", 0).await;
     dir.write("nodes.exclude", "h1\n");
@@ -329,7 +314,7 @@ async fn a_drain_taken_back_waits_for_the_apps_it_waited_for_before_the_restart(
 
     // After the restart the node brings nothing back, yet still waits for
     // the app, which the state store brought back too.
-    let rm = rm_after(&site, 10_000);
+    let rm = rm_after(&dir, &[], 10_000);
     let again = register_with(&rm, "h1:8041", &[]).await;
     assert_eq!(again.status, StatusCode::OK, "{}", again.body);
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
