@@ -151,6 +151,16 @@ impl Rm {
         app
     }
 
+    /// `user` asks to kill `app`.
+    async fn kill(&self, app: &str, user: &str) -> Answer {
+        put(
+            &self.router,
+            &format!("/ws/v1/cluster/apps/{app}/state?user.name={user}"),
+            json!({"state": "KILLED"}),
+        )
+        .await
+    }
+
     async fn allocate(&self, app: &str, body: Value) -> Answer {
         post(&self.router, &format!("/ws/v1/am/{app}/allocate"), body).await
     }

@@ -20,23 +20,8 @@ async fn changes_and_their_refusals_are_audited_reads_are_not() {
     get(&rm.router, "/ws/v1/cluster/apps").await;
     get(&rm.router, &format!("/ws/v1/cluster/apps/{app}")).await;
     // A refusal, then the kill itself.
-    let kill = |user: &'static str| {
-        let uri = format!("/ws/v1/cluster/apps/{app}/state?user.name={user}");
-        let router = rm.router.clone();
-        async move {
-            call(
-                &router,
-                Method::PUT,
-                &uri,
-                Some("application/json"),
-                r#"{"state":"KILLED"}"#,
-                &[],
-            )
-            .await
-        }
-    };
-    assert_eq!(kill("bob").await.status, StatusCode::FORBIDDEN);
-    assert!(kill("alice").await.status.is_success());
+    assert_eq!(rm.kill(&app, "bob").await.status, StatusCode::FORBIDDEN);
+    assert!(rm.kill(&app, "alice").await.status.is_success());
     let refresh = call(
         &rm.router,
         Method::POST,

@@ -375,15 +375,7 @@ async fn a_draining_node_may_register_again_and_keeps_draining() {
         .await;
     assert_eq!(hb.json()["nodeAction"], "NORMAL");
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
-    let kill = call(
-        &rm.router,
-        Method::PUT,
-        &format!("/ws/v1/cluster/apps/{app}/state?user.name=alice"),
-        Some("application/json"),
-        r#"{"state":"KILLED"}"#,
-        &[],
-    )
-    .await;
+    let kill = rm.kill(&app, "alice").await;
     assert!(kill.status.is_success(), "{}", kill.body);
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONED");
     let hb = rm.heartbeat("h1:8041", 1, json!([])).await;

@@ -318,15 +318,7 @@ async fn a_drain_taken_back_waits_for_the_apps_it_waited_for_before_the_restart(
     let again = register_with(&rm, "h1:8041", &[]).await;
     assert_eq!(again.status, StatusCode::OK, "{}", again.body);
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONING");
-    let kill = call(
-        &rm.router,
-        Method::PUT,
-        &format!("/ws/v1/cluster/apps/{app}/state?user.name=alice"),
-        Some("application/json"),
-        r#"{"state":"KILLED"}"#,
-        &[],
-    )
-    .await;
+    let kill = rm.kill(&app, "alice").await;
     assert!(kill.status.is_success(), "{}", kill.body);
     assert_eq!(node(&rm, "h1:8041").await["state"], "DECOMMISSIONED");
     rm.stop().await;
