@@ -12,7 +12,7 @@ use weft_queue_tree::AppHandle;
 
 use crate::input::FinalStatus;
 use crate::output::{AppState, StopReason, exit_status};
-use crate::rm::ResourceManager;
+use crate::rm::{ResourceManager, first_due};
 
 impl ResourceManager {
     /// The app's AM is alive at `now`: its attempt fails if it is not heard
@@ -43,10 +43,7 @@ impl ResourceManager {
     /// (another attempt if the app has any left); an unmanaged AM's app
     /// fails, as YARN never retries an unmanaged AM.
     pub(crate) fn expire_ams(&mut self, now: Time) {
-        while let Some(&(expiry, app)) = self.am_expiries.first() {
-            if expiry > now {
-                break;
-            }
+        while let Some((_, app)) = first_due(&self.am_expiries, now) {
             self.am_expiries.pop_first();
             let Ok(h) = self.live_handle(app) else {
                 continue;

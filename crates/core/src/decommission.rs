@@ -19,7 +19,7 @@ use weft_model::{AppId, NodeId, Resource, Time};
 use crate::input::Drain;
 use crate::nodes::{Draining, NodeIdx, Overcommit};
 use crate::output::{NodeError, NodeState};
-use crate::rm::ResourceManager;
+use crate::rm::{ResourceManager, first_due};
 
 impl ResourceManager {
     /// The apps a draining node waits for before it leaves (empty for a
@@ -203,10 +203,7 @@ impl ResourceManager {
 
     /// Decommissions draining nodes whose time is up; their containers are lost.
     pub(crate) fn expire_drains(&mut self, now: Time) {
-        while let Some(&(deadline, idx)) = self.nodes.drain_deadlines.first() {
-            if deadline > now {
-                break;
-            }
+        while let Some((deadline, idx)) = first_due(&self.nodes.drain_deadlines, now) {
             let started = self.nodes.get(idx).draining.as_ref().map(|d| d.started);
             let took = started.map_or(weft_model::Duration::ZERO, |s| deadline.since(s));
             let reason =

@@ -13,7 +13,7 @@ use weft_model::{AppId, Time};
 
 use crate::input::FinalStatus;
 use crate::output::{AppState, Event, LifetimeError};
-use crate::rm::ResourceManager;
+use crate::rm::{ResourceManager, first_due};
 
 /// The diagnostics of an app killed for its lifetime: Hadoop's words, which
 /// clients match on.
@@ -67,10 +67,7 @@ impl ResourceManager {
     /// operator's kill would (containers stopped, reservations dropped, its
     /// running-app slot handed on, the AM refused from then on).
     pub(crate) fn expire_lifetimes(&mut self, now: Time) {
-        while let Some(&(expiry, app)) = self.lifetime_expiries.first() {
-            if expiry > now {
-                break;
-            }
+        while let Some((expiry, app)) = first_due(&self.lifetime_expiries, now) {
             self.lifetime_expiries.pop_first();
             let Ok(h) = self.live_handle(app) else {
                 continue;

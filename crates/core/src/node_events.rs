@@ -12,7 +12,7 @@ use crate::containers::Container;
 use crate::input::{ContainerState, NodeHeartbeat, NodeRegistration, RecoveredContainer};
 use crate::nodes::{ContainerIdx, Node, NodeIdx};
 use crate::output::{Event, HeartbeatReply, NodeError, NodeState, StopReason, exit_status};
-use crate::rm::{InactiveNode, ResourceManager};
+use crate::rm::{InactiveNode, ResourceManager, first_due};
 
 /// YARN numbers an attempt's containers from 1 in 40 bits (Hadoop's `long`
 /// container id keeps the restart epoch above them): a recovered container
@@ -354,10 +354,7 @@ impl ResourceManager {
 
     /// Declares lost every node whose liveness deadline has passed.
     pub(crate) fn expire_nodes(&mut self, now: Time) {
-        while let Some(&(expiry, idx)) = self.nodes.expiries.first() {
-            if expiry > now {
-                break;
-            }
+        while let Some((_, idx)) = first_due(&self.nodes.expiries, now) {
             let silent = now.since(self.nodes.get(idx).last_heartbeat);
             let reason = format!(
                 "no heartbeat for {silent} (liveness expiry {})",

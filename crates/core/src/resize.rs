@@ -14,7 +14,7 @@ use weft_model::{Duration, NodeId, Resource, Time};
 
 use crate::nodes::{NodeIdx, Overcommit};
 use crate::output::{Event, NodeError, StopReason, exit_status};
-use crate::rm::ResourceManager;
+use crate::rm::{ResourceManager, first_due};
 
 impl ResourceManager {
     /// A registered node's size: what it offers once back in service with
@@ -91,10 +91,7 @@ impl ResourceManager {
     /// Stops the containers past their node's new size where the
     /// over-commit timeout has passed, the newest first.
     pub(crate) fn expire_overcommits(&mut self, now: Time) {
-        while let Some(&(deadline, idx)) = self.nodes.overcommit_deadlines.first() {
-            if deadline > now {
-                break;
-            }
+        while let Some((deadline, idx)) = first_due(&self.nodes.overcommit_deadlines, now) {
             self.nodes.overcommit_deadlines.remove(&(deadline, idx));
             if let Some(o) = &mut self.nodes.get_mut(idx).overcommit {
                 o.deadline = None;

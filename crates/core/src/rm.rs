@@ -6,7 +6,7 @@
 //! node (`assign`) and read-only reports (`view`), each an `impl
 //! ResourceManager` block.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use weft_model::{AppId, AttemptId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, AppHandle, PlacementPolicy, QueueTree};
@@ -595,6 +595,16 @@ impl SeqIndex {
 
 /// Hadoop removes empty dynamic queues on each allocation-file poll (10 s).
 const QUEUE_PRUNE_INTERVAL: weft_model::Duration = weft_model::Duration::from_millis(10_000);
+
+/// The soonest entry of a set of deadlines if it is due at `now`: the one
+/// check every expiry pass (nodes, drains, over-commits, AMs, lifetimes)
+/// loops on, taking the entry out itself or having it taken.
+pub(crate) fn first_due<T: Copy + Ord>(
+    deadlines: &BTreeSet<(Time, T)>,
+    now: Time,
+) -> Option<(Time, T)> {
+    deadlines.first().copied().filter(|(at, _)| *at <= now)
+}
 
 fn placement_for(tree: &QueueTree, settings: &CoreSettings) -> PlacementPolicy {
     tree.config().placement.clone().unwrap_or_else(|| {
