@@ -91,10 +91,7 @@ pub(super) async fn app(
         })
     }
     .await;
-    match built {
-        Ok(p) => p.render(&s, &s.rm().view()),
-        Err(e) => page::error(&s, e),
-    }
+    page::respond(&s, &s.rm().view(), built)
 }
 
 pub(super) fn path_error(e: &PathRejection) -> ApiError {
@@ -146,10 +143,7 @@ fn respond_list(s: &ApiState, q: Query, state: Option<String>) -> Response {
             body,
         })
     });
-    match built {
-        Ok(p) => p.render(s, &view),
-        Err(e) => page::error(s, e),
-    }
+    page::respond(s, &view, built)
 }
 
 /// A table of apps, one row each, linking to each app's page.

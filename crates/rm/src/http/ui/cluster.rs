@@ -21,10 +21,7 @@ const RECENT_APPS: usize = 10;
 
 pub(super) async fn overview(State(s): State<ApiState>, q: Query) -> Response {
     let view = s.rm().view();
-    match build(&s, &view, q) {
-        Ok(p) => p.render(&s, &view),
-        Err(e) => page::error(&s, e),
-    }
+    page::respond(&s, &view, build(&s, &view, q))
 }
 
 fn build(s: &ApiState, view: &View, q: Query) -> Result<Page, ApiError> {

@@ -51,10 +51,7 @@ pub(super) async fn node(
     node: Result<NodeParam, ApiError>,
 ) -> Response {
     let view = s.rm().view();
-    match node_page(&view, q, node) {
-        Ok(p) => p.render(&s, &view),
-        Err(e) => page::error(&s, e),
-    }
+    page::respond(&s, &view, node_page(&view, q, node))
 }
 
 fn respond_list(s: &ApiState, q: Query, state: Option<String>) -> Response {
@@ -102,10 +99,7 @@ fn respond_list(s: &ApiState, q: Query, state: Option<String>) -> Response {
             body,
         })
     });
-    match built {
-        Ok(p) => p.render(s, &view),
-        Err(e) => page::error(s, e),
-    }
+    page::respond(s, &view, built)
 }
 
 fn node_page(view: &View, q: Query, node: Result<NodeParam, ApiError>) -> Result<Page, ApiError> {

@@ -97,6 +97,15 @@ impl Page {
     }
 }
 
+/// A built page rendered, or the page of its refusal: how every handler
+/// ends.
+pub(crate) fn respond(s: &ApiState, view: &View, built: Result<Page, ApiError>) -> Response {
+    match built {
+        Ok(p) => p.render(s, view),
+        Err(e) => error(s, e),
+    }
+}
+
 /// The page for a refused request: its status, and its message in words.
 pub(crate) fn error(s: &ApiState, e: ApiError) -> Response {
     let status = e.status();

@@ -23,10 +23,7 @@ use crate::view::View;
 
 pub(super) async fn page(State(s): State<ApiState>, q: Query) -> Response {
     let view = s.rm().view();
-    match build(&s, &view, q) {
-        Ok(p) => p.render(&s, &view),
-        Err(e) => page::error(&s, e),
-    }
+    page::respond(&s, &view, build(&s, &view, q))
 }
 
 fn build(s: &ApiState, view: &View, q: Query) -> Result<Page, ApiError> {
