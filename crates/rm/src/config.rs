@@ -91,6 +91,10 @@ pub struct ServiceSettings {
     /// `weft.rm.command-queue` (default 65536): commands waiting for the
     /// scheduler before handlers wait to enqueue.
     pub command_queue: usize,
+    /// `weft.rm.explain.max-per-second` (default 50; 0 turns explanations
+    /// off): explanations served a second, all callers together, since each
+    /// tries every node on the scheduler's thread.
+    pub explains_per_second: u32,
     /// `weft.rm.event-log.file` (default none): write every scheduler
     /// decision to this file as JSON lines (relative to the configuration
     /// directory).
@@ -139,6 +143,7 @@ impl Default for ServiceSettings {
             view_refresh: Duration::from_millis(100),
             max_request_bytes: 1 << 20,
             command_queue: 65_536,
+            explains_per_second: 50,
             event_log: None,
             audit_log: None,
             groups_file: None,
@@ -507,6 +512,7 @@ const KNOWN_SERVICE: &[&str] = &[
     names::VIEW_REFRESH,
     names::MAX_REQUEST,
     names::COMMAND_QUEUE,
+    names::EXPLAINS,
     names::EVENT_LOG,
     names::AUDIT_LOG,
     names::GROUPS_FILE,
@@ -521,6 +527,7 @@ mod names {
     pub(super) const VIEW_REFRESH: &str = "weft.rm.view-refresh-ms";
     pub(super) const MAX_REQUEST: &str = "weft.rm.max-request-bytes";
     pub(super) const COMMAND_QUEUE: &str = "weft.rm.command-queue";
+    pub(super) const EXPLAINS: &str = "weft.rm.explain.max-per-second";
     pub(super) const EVENT_LOG: &str = "weft.rm.event-log.file";
     pub(super) const AUDIT_LOG: &str = "weft.rm.audit-log.file";
     pub(super) const GROUPS_FILE: &str = "weft.rm.groups.file";
@@ -582,7 +589,14 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         match v.parse::<u64>() {
             Ok(n) if n >= min => Some(n),
             _ => {
-                bad(name, "is not a positive whole number");
+                bad(
+                    name,
+                    if min == 0 {
+                        "is not a whole number (0 or more)"
+                    } else {
+                        "is not a positive whole number"
+                    },
+                );
                 None
             }
         }
@@ -592,6 +606,11 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     }
     if let Some(n) = count(names::COMMAND_QUEUE, 1) {
         s.command_queue = usize::try_from(n).unwrap_or(usize::MAX).min(1 << 24);
+    }
+    if let Some(n) = count(names::EXPLAINS, 0) {
+        // A million a second is far past what one scheduler thread could
+        // serve anyway; the cap keeps the token arithmetic exact.
+        s.explains_per_second = u32::try_from(n).unwrap_or(u32::MAX).min(1_000_000);
     }
     if let Some(n) = count(names::MAX_ATTEMPTS, 1) {
         extra.max_app_attempts = u32::try_from(n).unwrap_or(u32::MAX);
@@ -680,6 +699,7 @@ mod tests {
             ("weft.rm.event-log.file", "events.jsonl"),
             ("weft.rm.state-store.dir", "state"),
             ("yarn.resourcemanager.am.max-attempts", "4"),
+            ("weft.rm.explain.max-per-second", "7"),
             ("weft.rm.lsiten", "x"),
         ]);
         let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
@@ -691,9 +711,10 @@ mod tests {
         );
         assert_eq!(config.service.state_store, Some(PathBuf::from("state")));
         assert_eq!(config.core.max_app_attempts, 4);
+        assert_eq!(config.service.explains_per_second, 7);
         expect![[r#"
             [
-                "built-in weft-site.xml: line 7, column 38: unknown service property weft.rm.lsiten (a typo?) is ignored",
+                "built-in weft-site.xml: line 8, column 38: unknown service property weft.rm.lsiten (a typo?) is ignored",
             ]
         "#]]
         .assert_debug_eq(&config.warnings);
@@ -702,13 +723,15 @@ mod tests {
             ("weft.rm.listen", "localhost"),
             ("weft.rm.max-request-bytes", "0"),
             ("yarn.webapp.enable-rest-app-submissions", "maybe"),
+            ("weft.rm.explain.max-per-second", "-1"),
         ]);
         let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
         expect![[r#"
             built-in weft-site.xml: invalid service settings:
               line 2, column 38: property weft.rm.listen: "localhost" is not a socket address such as 127.0.0.1:8088
               line 3, column 49: property weft.rm.max-request-bytes: "0" is not a positive whole number
-              line 4, column 63: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)"#]]
+              line 4, column 63: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)
+              line 5, column 54: property weft.rm.explain.max-per-second: "-1" is not a whole number (0 or more)"#]]
         .assert_eq(&err.to_string());
     }
 

@@ -89,6 +89,7 @@ pub struct ApiParts {
 impl ApiState {
     /// The state of a router over `parts`.
     pub fn new(parts: ApiParts) -> ApiState {
+        let explain_budget = explain::ExplainBudget::new(parts.service.explains_per_second);
         ApiState(Arc::new(ApiInner {
             rm: parts.rm,
             audit: parts.audit,
@@ -96,7 +97,7 @@ impl ApiState {
             reloader: parts.reloader,
             service: parts.service,
             access: parts.access,
-            explain_budget: explain::ExplainBudget::new(),
+            explain_budget,
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
         }))

@@ -10,7 +10,8 @@
 //! 40 µs per thousand nodes), so unlike the other reads, which cost it
 //! nothing or next to nothing, a client polling it hard would slow
 //! scheduling for everyone: `ExplainBudget` caps them at
-//! `EXPLAINS_PER_SECOND` across all callers, answering 429 past it.
+//! `weft.rm.explain.max-per-second` across all callers, answering 429 past
+//! it (403 when the operator set it to 0).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -23,28 +24,32 @@ use crate::http::codec::{Format, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam};
 
-/// Explanations served a second, all callers together, with as many in a
-/// burst: at 10,000 nodes that is at most about 2% of the scheduler's
-/// thread, and far more than people reading pages ask for.
-pub(crate) const EXPLAINS_PER_SECOND: u32 = 50;
-
-/// A token bucket of explanations (on tokio's clock, which tests pause).
+/// A token bucket of explanations (on tokio's clock, which tests pause):
+/// `rate` a second, all callers together, with as many in a burst. The
+/// default of 50 is at most about 2% of the scheduler's thread at 10,000
+/// nodes, and far more than people reading pages ask for.
 #[derive(Debug)]
 pub(crate) struct ExplainBudget {
+    rate: u32,
     /// Tokens left, and when they were counted.
     state: Mutex<(f64, Instant)>,
 }
 
 impl ExplainBudget {
-    pub(crate) fn new() -> ExplainBudget {
+    pub(crate) fn new(rate: u32) -> ExplainBudget {
         ExplainBudget {
-            state: Mutex::new((f64::from(EXPLAINS_PER_SECOND), Instant::now())),
+            rate,
+            state: Mutex::new((f64::from(rate), Instant::now())),
         }
     }
 
-    /// Takes one explanation, or says how long until one is free.
-    pub(crate) fn take(&self) -> Result<(), Duration> {
-        let rate = f64::from(EXPLAINS_PER_SECOND);
+    /// Takes one explanation, or says how long until one is free (`None`:
+    /// never, explanations are off).
+    pub(crate) fn take(&self) -> Result<(), Option<Duration>> {
+        if self.rate == 0 {
+            return Err(None);
+        }
+        let rate = f64::from(self.rate);
         // Poisoned only if a holder panicked between two plain stores.
         let mut state = self
             .state
@@ -58,17 +63,23 @@ impl ExplainBudget {
             Ok(())
         } else {
             *state = (tokens, now);
-            Err(Duration::from_secs_f64((1.0 - tokens) / rate))
+            Err(Some(Duration::from_secs_f64((1.0 - tokens) / rate)))
         }
     }
 
     /// `take`, as the error an endpoint answers with.
     pub(crate) fn take_or_refuse(&self) -> Result<(), ApiError> {
-        self.take().map_err(|wait| {
-            ApiError::TooManyRequests(format!(
-                "more than {EXPLAINS_PER_SECOND} explanations a second were asked for (each tries every node on the scheduler's thread); retry in {} ms",
+        self.take().map_err(|wait| match wait {
+            Some(wait) => ApiError::TooManyRequests(format!(
+                "more than {} explanations a second were asked for (each tries every node on the scheduler's thread); retry in {} ms",
+                self.rate,
                 wait.as_millis().max(1)
-            ))
+            )),
+            // 403, as Hadoop answers a submission when REST submissions are off.
+            None => ApiError::Forbidden(
+                "explanations are turned off on this RM (weft.rm.explain.max-per-second is 0)"
+                    .to_owned(),
+            ),
         })
     }
 }

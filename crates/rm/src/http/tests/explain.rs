@@ -146,8 +146,7 @@ async fn explanations_past_the_budget_are_refused_with_when_to_retry() {
     rm.register("h1:8041", 4096, 4).await;
     let app = rm.running("alice", "a", "h1:8041", 0).await;
     let uri = format!("/ws/v1/cluster/apps/{app}/explain");
-    let budget = crate::http::explain::EXPLAINS_PER_SECOND;
-    for _ in 0..budget {
+    for _ in 0..50 {
         assert_eq!(get(&rm.router, &uri).await.status, StatusCode::OK);
     }
     let a = get(&rm.router, &uri).await;
@@ -164,5 +163,35 @@ async fn explanations_past_the_budget_are_refused_with_when_to_retry() {
     // The budget fills again with time.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     assert_eq!(get(&rm.router, &uri).await.status, StatusCode::OK);
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_operator_sets_the_budget_or_turns_explanations_off() {
+    let rm = Rm::with(&[("weft.rm.explain.max-per-second", "2")]);
+    rm.register("h1:8041", 4096, 4).await;
+    let app = rm.running("alice", "a", "h1:8041", 0).await;
+    let uri = format!("/ws/v1/cluster/apps/{app}/explain");
+    for _ in 0..2 {
+        assert_eq!(get(&rm.router, &uri).await.status, StatusCode::OK);
+    }
+    expect![[r#"429 WebApplicationException: more than 2 explanations a second were asked for (each tries every node on the scheduler's thread); retry in 500 ms"#]]
+        .assert_eq(&get(&rm.router, &uri).await.error());
+    rm.stop().await;
+
+    let rm = Rm::with(&[("weft.rm.explain.max-per-second", "0")]);
+    rm.register("h1:8041", 4096, 4).await;
+    let app = rm.running("alice", "a", "h1:8041", 0).await;
+    let uri = format!("/ws/v1/cluster/apps/{app}/explain");
+    expect![[r#"403 ForbiddenException: explanations are turned off on this RM (weft.rm.explain.max-per-second is 0)"#]]
+        .assert_eq(&get(&rm.router, &uri).await.error());
+    // The app's page still shows, saying why.
+    let page = get(&rm.router, &format!("/cluster/app/{app}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("explanations are turned off"),
+        "{}",
+        page.body
+    );
     rm.stop().await;
 }
