@@ -18,15 +18,27 @@ pub fn site_xml(props: &[(&str, &str)]) -> String {
     text
 }
 
-/// Where `promtool` is on `PATH`. Tests that lint with it fail rather than
-/// skip when it is missing: `.ci/run` installs it (Debian's `prometheus`
-/// package), so a missing one is a broken setup, not a reason to pass.
-pub fn promtool() -> PathBuf {
+/// Where `promtool` is on `PATH`, if it is. The README's test command must
+/// pass on a machine with only the Rust toolchain, so without it the lint is
+/// skipped (with a note on stderr) and the callers' other checks still run;
+/// `.ci/run` installs it (Debian's `prometheus` package) and sets
+/// `WEFT_REQUIRE_PROMTOOL`, under which a missing one fails the test as a
+/// broken setup rather than letting the lint pass unrun.
+pub fn promtool() -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
+    let found = std::env::split_paths(&path)
         .map(|d| d.join("promtool"))
-        .find(|p| p.is_file())
-        .expect("promtool is not on PATH; install it (Debian: apt-get install -y prometheus)")
+        .find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("WEFT_REQUIRE_PROMTOOL").is_none(),
+            "promtool is not on PATH and WEFT_REQUIRE_PROMTOOL is set; install it (Debian: apt-get install -y prometheus)"
+        );
+        eprintln!(
+            "promtool is not on PATH: its lint is skipped (install it with Debian's prometheus package to run it)"
+        );
+    }
+    found
 }
 
 #[cfg(test)]
