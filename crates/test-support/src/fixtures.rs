@@ -34,9 +34,15 @@ pub fn promtool() -> Option<PathBuf> {
             std::env::var_os("WEFT_REQUIRE_PROMTOOL").is_none(),
             "promtool is not on PATH and WEFT_REQUIRE_PROMTOOL is set; install it (Debian: apt-get install -y prometheus)"
         );
-        eprintln!(
-            "promtool is not on PATH: its lint is skipped (install it with Debian's prometheus package to run it)"
-        );
+        #[expect(
+            clippy::print_stderr,
+            reason = "a skipped lint must be visible to whoever runs the tests with --nocapture"
+        )]
+        {
+            eprintln!(
+                "promtool is not on PATH: its lint is skipped (install it with Debian's prometheus package to run it)"
+            );
+        }
     }
     found
 }
