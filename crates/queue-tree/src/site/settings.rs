@@ -79,9 +79,13 @@ pub struct SchedulerSettings {
     /// `yarn.scheduler.fair.locality.threshold.rack` (default disabled).
     pub locality_threshold_rack: LocalityThreshold,
     /// `yarn.scheduler.fair.continuous-scheduling-enabled` (default false;
-    /// deprecated in Hadoop): schedule on a timer as well as on heartbeats.
+    /// deprecated in Hadoop). Weft runs no timer pass over the nodes and
+    /// schedules on heartbeats only; the flag keeps its one effect on
+    /// locality (only the time delays count), so a configuration written for
+    /// Hadoop relaxes as it did there.
     pub continuous_scheduling: bool,
-    /// `yarn.scheduler.fair.continuous-scheduling-sleep-ms` (default 5 ms). Positive.
+    /// `yarn.scheduler.fair.continuous-scheduling-sleep-ms` (default 5 ms).
+    /// Positive; read and checked, used for nothing (no timer pass).
     pub continuous_scheduling_sleep: Duration,
     /// `yarn.scheduler.fair.locality-delay-node-ms` (default disabled).
     pub locality_delay_node: LocalityDelay,
@@ -421,13 +425,12 @@ impl SchedulerSettings {
     }
 
     /// The time Hadoop allows for preempted resources to reach the starved
-    /// app: 10 continuous-scheduling passes, or else 4 node heartbeats.
+    /// app: 4 node heartbeats. Hadoop allows 10 continuous-scheduling passes
+    /// instead when its timer runs; Weft has no timer, so freed room reaches
+    /// the app on the node's next heartbeat whatever the flag says, and a
+    /// window of 50 ms would close before that heartbeat came.
     pub fn preemption_allocation_delay(&self) -> Duration {
-        if self.continuous_scheduling {
-            self.continuous_scheduling_sleep.saturating_mul(10)
-        } else {
-            self.node_heartbeat_interval.saturating_mul(4)
-        }
+        self.node_heartbeat_interval.saturating_mul(4)
     }
 
     /// How long after triggering preemption an app is not considered starved
@@ -646,7 +649,7 @@ impl<'a> Reader<'a> {
                 self.warnings.push(SiteWarning::DeprecatedFeature {
                     location: p.location,
                     name: p.name.clone(),
-                    advice: "Hadoop deprecates continuous scheduling; prefer yarn.scheduler.fair.assignmultiple",
+                    advice: "Hadoop deprecates continuous scheduling, and Weft schedules on node heartbeats only (the flag makes only the time-based locality delays count); prefer yarn.scheduler.fair.assignmultiple",
                 });
             }
         }

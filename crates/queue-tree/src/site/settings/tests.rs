@@ -474,10 +474,28 @@ fn scheduler_names_nobody_reads_are_flagged() {
             warning: line 5, column 61: yarn.scheduler.fair.event-log-enabled is ignored: the scheduler event log is not supported: decisions are reported as events
             warning: line 6, column 58: yarn.scheduler.fair.migration.mode is ignored: it is internal to Hadoop's Fair-to-Capacity Scheduler converter
             warning: line 7, column 66: yarn.scheduler.fair.no-terminal-rule.check is ignored: it is internal to Hadoop's Fair-to-Capacity Scheduler converter
-            warning: line 8, column 73: yarn.scheduler.fair.continuous-scheduling-enabled is deprecated: Hadoop deprecates continuous scheduling; prefer yarn.scheduler.fair.assignmultiple
+            warning: line 8, column 73: yarn.scheduler.fair.continuous-scheduling-enabled is deprecated: Hadoop deprecates continuous scheduling, and Weft schedules on node heartbeats only (the flag makes only the time-based locality delays count); prefer yarn.scheduler.fair.assignmultiple
             warning: line 9, column 62: yarn.scheduler.fair.update-interval-ms = -1 is negative; the default 500ms is used
             warning: line 10, column 67: yarn.scheduler.fair.locality.threshold.node = 1.5 is above 1 and counts as 1
         "#]],
+    );
+}
+
+#[test]
+fn continuous_scheduling_keeps_the_heartbeat_allocation_delay() {
+    // Weft has no continuous-scheduling timer, so freed room waits for the
+    // node's next heartbeat: Hadoop's 10 × 5 ms window would end before it.
+    let (s, _) = settings(&[
+        ("yarn.scheduler.fair.continuous-scheduling-enabled", "true"),
+        (
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "1000",
+        ),
+    ]);
+    assert!(s.continuous_scheduling);
+    assert_eq!(
+        s.preemption_allocation_delay(),
+        Duration::from_millis(4_000)
     );
 }
 
@@ -557,16 +575,6 @@ fn locality_relaxation_combines_both_forms() {
         thresholds 0.5/0.6 delays -1/2000 continuous=true -> Immediate
         thresholds 0/0 delays 0/0 continuous=false -> Delayed { opportunities: Some(OpportunityThresholds { node: Fraction(0.0), rack: Fraction(0.0) }), time: Some(TimeDelays { node: Duration(0), rack: Duration(0) }) }
     "#]].assert_eq(&out);
-}
-
-#[test]
-fn preemption_delays_follow_the_scheduling_mode() {
-    let (s, _) = settings(&[
-        ("yarn.scheduler.fair.continuous-scheduling-enabled", "true"),
-        ("yarn.scheduler.fair.continuous-scheduling-sleep-ms", "20"),
-    ]);
-    assert_eq!(s.preemption_allocation_delay(), Duration::from_millis(200));
-    assert_eq!(s.starvation_recheck_delay(), Duration::from_millis(25_200));
 }
 
 #[test]
