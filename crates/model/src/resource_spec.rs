@@ -155,7 +155,7 @@ fn parse_new_style(text: &str, kind: SpecKind) -> Result<ResourceSpec, String> {
         let value = value.trim();
         let Some(ty) = new_style_type(name) else {
             return Err(format!(
-                "unknown resource type {name:?} (known: memory-mb, vcores; further types come from yarn.resource-types)"
+                "unknown resource type {name:?} (known: memory-mb, vcores, the only types Weft schedules)"
             ));
         };
         if absolute[ty.index()].is_some() || percent[ty.index()].is_some() {
@@ -409,7 +409,10 @@ mod tests {
             &err("memory-mb=40%, vcores=2", SpecKind::Max),
             "cannot be mixed",
         );
-        expect_contains(&err("gpu=2", SpecKind::Max), "yarn.resource-types");
+        expect_contains(
+            &err("gpu=2", SpecKind::Max),
+            "the only types Weft schedules",
+        );
         expect_contains(
             &err("memory-mb=-5", SpecKind::Max),
             "should not be negative",

@@ -663,7 +663,7 @@ fn bad_resources() {
             2:3 [invalid-resource] allocations/queueMaxResourcesDefault: cannot parse resource value "lots of memory": expected a number at "lots of memory"
             4:5 [invalid-resource] allocations/queue[@name="a"]/minResources: cannot parse resource value "50%": minResources takes absolute amounts only; percentages are accepted in maxResources, maxChildResources and queueMaxResourcesDefault
             5:5 [invalid-resource] allocations/queue[@name="a"]/maxResources: cannot parse resource value "1024": expected a unit after 1024
-            6:5 [invalid-resource] allocations/queue[@name="a"]/maxChildResources: cannot parse resource value "memory-mb=1024, gpus=2": unknown resource type "gpus" (known: memory-mb, vcores; further types come from yarn.resource-types)
+            6:5 [invalid-resource] allocations/queue[@name="a"]/maxChildResources: cannot parse resource value "memory-mb=1024, gpus=2": unknown resource type "gpus" (known: memory-mb, vcores, the only types Weft schedules)
             7:5 [invalid-resource] allocations/queue[@name="a"]/maxContainerAllocation: cannot parse resource value "memory-mb=10%": maxContainerAllocation takes absolute amounts only; percentages are accepted in maxResources, maxChildResources and queueMaxResourcesDefault
             9:19 [invalid-resource] allocations/queue[@name="b"]/minResources: cannot parse resource value "1024 mb, 1 vcores, 3 disks": unknown unit "disks" (use mb and vcores)
         "#]],
