@@ -9,17 +9,16 @@
 //! Every line goes to the `weft_rm::audit` tracing target at `info`, and,
 //! with `weft.rm.audit-log.file`, is appended to that file as well, one
 //! `write` per line and no buffering, so a line is on disk (in the page
-//! cache) when the request's answer leaves. Which requests count is decided
+//! cache) when the request's answer leaves; the file follows its path
+//! through log rotation (`log_file`). Which requests count is decided
 //! here, from the route they matched, by the middleware `record_requests`:
 //! every method but GET, HEAD and OPTIONS on an audited router, so a route
 //! added later is audited without anyone remembering to. The scheduler's own
 //! decisions (each container) are the decision log's (`event_log`), not
 //! this file's.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write as _;
 use std::net::{IpAddr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use axum::extract::{ConnectInfo, MatchedPath, Query, Request, State};
@@ -29,6 +28,7 @@ use axum::response::Response;
 
 use crate::http::ApiState;
 use crate::http::error::RemoteException;
+use crate::log_file::LogFile;
 
 /// The tracing target of the audit lines.
 pub const AUDIT_TARGET: &str = "weft_rm::audit";
@@ -36,15 +36,7 @@ pub const AUDIT_TARGET: &str = "weft_rm::audit";
 /// Where audit lines go besides the tracing target.
 #[derive(Debug, Default)]
 pub struct AuditLog {
-    file: Option<Mutex<AuditFile>>,
-}
-
-#[derive(Debug)]
-struct AuditFile {
-    path: PathBuf,
-    file: File,
-    /// Set after the first write error, so a full disk is reported once.
-    broken: bool,
+    file: Option<Mutex<LogFile>>,
 }
 
 /// Whether what was asked was done.
@@ -123,13 +115,8 @@ impl AuditLog {
 
     /// Lines to the tracing target and appended to `path` (created if needed).
     pub fn open(path: &Path) -> std::io::Result<AuditLog> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
         Ok(AuditLog {
-            file: Some(Mutex::new(AuditFile {
-                path: path.to_owned(),
-                file,
-                broken: false,
-            })),
+            file: Some(Mutex::new(LogFile::open("audit log", path)?)),
         })
     }
 
@@ -143,15 +130,9 @@ impl AuditLog {
         // A poisoned lock only means another writer panicked mid-line;
         // the file is still the right place for this one.
         let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
-        if f.broken {
-            return;
-        }
         let mut bytes = line.into_bytes();
         bytes.push(b'\n');
-        if let Err(e) = f.file.write_all(&bytes) {
-            f.broken = true;
-            tracing::error!(path = %f.path.display(), error = %e, "cannot write the audit log; no more lines will be written to it (they still go to the weft_rm::audit log target)");
-        }
+        f.append(&bytes);
     }
 }
 

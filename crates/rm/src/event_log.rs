@@ -1,61 +1,59 @@
 //! The decision log: every core `Event`, appended to a file as one JSON
 //! object per line (seed 000's event log), buffered and flushed whenever the
-//! actor publishes its views and at shutdown.
+//! actor publishes its views and at shutdown; the file follows its path
+//! through log rotation (`log_file`).
 //!
 //! The line format is `dto::events`'; deciding to log is the operator's
 //! (`weft.rm.event-log.file` or `weft rm --event-log`).
 
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use weft_core::Event;
 
 use crate::dto::events::event_json;
+use crate::log_file::LogFile;
+
+/// Buffered bytes past which lines are written out before the next flush.
+const BUFFER: usize = 1 << 16;
 
 /// An open decision log.
 pub(crate) struct EventLog {
-    path: PathBuf,
-    out: BufWriter<File>,
-    /// Set after the first write error, so a full disk is reported once, not per event.
-    broken: bool,
+    file: LogFile,
+    /// Lines not written yet.
+    buffer: Vec<u8>,
 }
 
 impl EventLog {
     /// Opens `path` for appending, creating it if needed.
     pub(crate) fn open(path: &Path) -> std::io::Result<EventLog> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
         Ok(EventLog {
-            path: path.to_owned(),
-            out: BufWriter::with_capacity(1 << 16, file),
-            broken: false,
+            file: LogFile::open("event log", path)?,
+            buffer: Vec::with_capacity(BUFFER),
         })
     }
 
     /// Appends one event decided at `at` (ms since the epoch), the core's
     /// time zero being `epoch_origin`.
     pub(crate) fn write(&mut self, at: u64, epoch_origin: u64, event: &Event) {
-        if self.broken {
+        // Writing JSON into a vector fails only for values serde cannot
+        // represent, which the event DTOs have none of.
+        if let Err(e) =
+            serde_json::to_writer(&mut self.buffer, &event_json(at, epoch_origin, event))
+        {
+            tracing::error!(path = %self.file.path().display(), error = %e, "an event could not be written as JSON; it is left out of the event log");
             return;
         }
-        let res = serde_json::to_writer(&mut self.out, &event_json(at, epoch_origin, event))
-            .map_err(std::io::Error::from)
-            .and_then(|()| self.out.write_all(b"\n"));
-        self.check(res);
+        self.buffer.push(b'\n');
+        if self.buffer.len() >= BUFFER {
+            self.flush();
+        }
     }
 
     /// Writes buffered lines out.
     pub(crate) fn flush(&mut self) {
-        if !self.broken {
-            let res = self.out.flush();
-            self.check(res);
-        }
-    }
-
-    fn check(&mut self, res: std::io::Result<()>) {
-        if let Err(e) = res {
-            self.broken = true;
-            tracing::error!(path = %self.path.display(), error = %e, "cannot write the event log; no more events will be logged");
+        if !self.buffer.is_empty() {
+            self.file.append(&self.buffer);
+            self.buffer.clear();
         }
     }
 }

@@ -10,7 +10,8 @@
 //! `iso8601`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the audit log of who asked
-//! for which change (`audit`), the optional state store
+//! for which change (`audit`), both following log rotation (`log_file`),
+//! the optional state store
 //! that lets apps and drains survive a restart (`state_store`), the
 //! container tokens that let only a container's AM start it (`token`), start
 //! and shutdown (`server`), and the client side used by the `weft` command
@@ -33,6 +34,7 @@ pub mod hosts;
 pub mod http;
 pub mod iso8601;
 pub mod load;
+mod log_file;
 pub mod metrics;
 pub mod reload;
 pub mod server;
