@@ -1737,7 +1737,7 @@ impl Actor {
                     is_am,
                     ..
                 } => {
-                    self.metrics.container_allocated(*locality);
+                    self.metrics.container_allocated(queue, *locality);
                     let token = self.tokens.draw();
                     self.owed_tokens.allocated(*container, *is_am, token);
                     if *is_am {
@@ -1758,6 +1758,7 @@ impl Actor {
                     ..
                 } => {
                     self.owed_tokens.ended(*container);
+                    self.metrics.container_ended(queue);
                     if let Some(i) = preempted.iter().position(|c| c == container) {
                         preempted.swap_remove(i);
                         self.metrics.container_preempted(queue);

@@ -95,6 +95,18 @@ pub mod names {
     pub const QUEUE_AM_VCORES: &str = "weft_queue_am_used_vcores";
     /// Counter: containers taken back by preemption.
     pub const QUEUE_CONTAINERS_PREEMPTED: &str = "weft_queue_containers_preempted_total";
+    /// Counter: containers allocated (labels `queue`, `locality`; Hadoop's
+    /// `AggregateContainersAllocated` and its per-locality counts).
+    pub const QUEUE_CONTAINERS_ALLOCATED: &str = "weft_queue_containers_allocated_total";
+    /// Counter: containers that ended, for any reason (Hadoop's `AggregateContainersReleased`).
+    pub const QUEUE_CONTAINERS_RELEASED: &str = "weft_queue_containers_released_total";
+    /// Gauge: the running-app limit (`maxRunningApps`; +Inf when there is none).
+    pub const QUEUE_MAX_RUNNING_APPS: &str = "weft_queue_max_running_apps";
+    /// Gauge: memory the queue's application masters may use now
+    /// (`maxAMShare` of its fair share; +Inf for parents and when unlimited).
+    pub const QUEUE_AM_LIMIT_MEMORY: &str = "weft_queue_am_limit_memory_bytes";
+    /// Gauge: virtual cores the queue's application masters may use now.
+    pub const QUEUE_AM_LIMIT_VCORES: &str = "weft_queue_am_limit_vcores";
     /// Gauge: nodes by state (label `state`).
     pub const CLUSTER_NODES: &str = "weft_cluster_nodes";
     /// Gauge: memory of running nodes.
@@ -287,6 +299,31 @@ const QUEUE_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
         names::QUEUE_CONTAINERS_PREEMPTED,
         Some(Unit::Count),
         "Containers of the queue taken back by preemption.",
+    ),
+    (
+        names::QUEUE_CONTAINERS_ALLOCATED,
+        Some(Unit::Count),
+        "Containers allocated to the queue's applications, by locality.",
+    ),
+    (
+        names::QUEUE_CONTAINERS_RELEASED,
+        Some(Unit::Count),
+        "Containers of the queue's applications that ended, for any reason.",
+    ),
+    (
+        names::QUEUE_MAX_RUNNING_APPS,
+        Some(Unit::Count),
+        "The queue's running-app limit (maxRunningApps); +Inf when it has none.",
+    ),
+    (
+        names::QUEUE_AM_LIMIT_MEMORY,
+        Some(Unit::Bytes),
+        "Memory the queue's application masters may use now (maxAMShare of its fair share); +Inf for parents and when unlimited.",
+    ),
+    (
+        names::QUEUE_AM_LIMIT_VCORES,
+        Some(Unit::Count),
+        "Virtual cores the queue's application masters may use now; +Inf for parents and when unlimited.",
     ),
 ];
 
@@ -524,6 +561,10 @@ pub(crate) struct SchedulerMetrics {
     preemption_kills: Counter,
     apps_rejected: Counter,
     update_duration: Histogram,
+    /// Containers allocated (by locality) and ended in each leaf since the
+    /// last publish, which adds them to the leaf's and its ancestors'
+    /// counters: one map entry per container instead of a counter per level.
+    container_counts: BTreeMap<QueuePath, [u64; 4]>,
     nodes: [Gauge; 6],
     capacity: [Gauge; 2],
     available: [Gauge; 2],
@@ -536,10 +577,23 @@ struct QueueMetrics {
     killed: Counter,
     failed: Counter,
     preempted: Counter,
+    /// By locality, as `locality_index` numbers them.
+    allocated: [Counter; 3],
+    released: Counter,
     gauges: [Gauge; QUEUE_GAUGES.len()],
 }
 
-const QUEUE_GAUGES: [&str; 21] = [
+const LOCALITY_LABELS: [&str; 3] = ["node_local", "rack_local", "off_switch"];
+
+fn locality_index(locality: Locality) -> usize {
+    match locality {
+        Locality::NodeLocal => 0,
+        Locality::RackLocal => 1,
+        Locality::OffSwitch => 2,
+    }
+}
+
+const QUEUE_GAUGES: [&str; 24] = [
     names::QUEUE_APPS_RUNNING,
     names::QUEUE_APPS_PENDING,
     names::QUEUE_ALLOCATED_MEMORY,
@@ -561,6 +615,9 @@ const QUEUE_GAUGES: [&str; 21] = [
     names::QUEUE_MAX_SHARE_VCORES,
     names::QUEUE_AM_MEMORY,
     names::QUEUE_AM_VCORES,
+    names::QUEUE_MAX_RUNNING_APPS,
+    names::QUEUE_AM_LIMIT_MEMORY,
+    names::QUEUE_AM_LIMIT_VCORES,
 ];
 
 fn memory_and_vcores(res: Resource) -> [f64; 2] {
@@ -576,6 +633,16 @@ impl QueueMetrics {
             killed: m.counter(names::QUEUE_APPS_KILLED, label()),
             failed: m.counter(names::QUEUE_APPS_FAILED, label()),
             preempted: m.counter(names::QUEUE_CONTAINERS_PREEMPTED, label()),
+            allocated: LOCALITY_LABELS.map(|l| {
+                m.counter(
+                    names::QUEUE_CONTAINERS_ALLOCATED,
+                    vec![
+                        Label::new("queue", queue.to_string()),
+                        Label::new("locality", l),
+                    ],
+                )
+            }),
+            released: m.counter(names::QUEUE_CONTAINERS_RELEASED, label()),
             gauges: QUEUE_GAUGES.map(|name| m.gauge(name, label())),
         }
     }
@@ -597,11 +664,8 @@ impl SchedulerMetrics {
             )
         };
         SchedulerMetrics {
-            allocations: [
-                locality("node_local"),
-                locality("rack_local"),
-                locality("off_switch"),
-            ],
+            allocations: LOCALITY_LABELS.map(locality),
+            container_counts: BTreeMap::new(),
             preemption_warnings: m.counter(names::PREEMPTION_WARNINGS, vec![]),
             preemption_kills: m.counter(names::PREEMPTION_KILLS, vec![]),
             apps_rejected: m.counter(names::APPS_REJECTED, vec![]),
@@ -658,13 +722,25 @@ impl SchedulerMetrics {
         }
     }
 
-    pub(crate) fn container_allocated(&self, locality: Locality) {
-        let idx = match locality {
-            Locality::NodeLocal => 0,
-            Locality::RackLocal => 1,
-            Locality::OffSwitch => 2,
-        };
+    pub(crate) fn container_allocated(&mut self, queue: &QueuePath, locality: Locality) {
+        let idx = locality_index(locality);
         self.allocations[idx].increment(1);
+        self.count_container(queue, idx);
+    }
+
+    pub(crate) fn container_ended(&mut self, queue: &QueuePath) {
+        self.count_container(queue, 3);
+    }
+
+    fn count_container(&mut self, queue: &QueuePath, idx: usize) {
+        match self.container_counts.get_mut(queue) {
+            Some(counts) => counts[idx] += 1,
+            None => {
+                let mut counts = [0; 4];
+                counts[idx] = 1;
+                self.container_counts.insert(queue.clone(), counts);
+            }
+        }
     }
 
     pub(crate) fn container_preempted(&mut self, queue: &QueuePath) {
@@ -715,6 +791,14 @@ impl SchedulerMetrics {
             g.set(v);
         }
         self.containers.set(c.containers as f64);
+        for (leaf, counts) in std::mem::take(&mut self.container_counts) {
+            self.for_queue_and_ancestors(&leaf, |q| {
+                for (c, n) in q.allocated.iter().zip(counts) {
+                    c.increment(n);
+                }
+                q.released.increment(counts[3]);
+            });
+        }
 
         // Apps running and pending as Hadoop's queue metrics count them: an
         // attempt is running from its first container on, even if it holds
@@ -745,7 +829,11 @@ impl SchedulerMetrics {
                 &q.killed,
                 &q.failed,
                 &q.preempted,
-            ] {
+                &q.released,
+            ]
+            .into_iter()
+            .chain(&q.allocated)
+            {
                 c.increment(0);
             }
         }
@@ -765,6 +853,7 @@ impl SchedulerMetrics {
             let [nm, nv] = memory_and_vcores(t.min_share);
             let [xm, xv] = memory_and_vcores(t.max_share.component_min(c.total));
             let [um, uv] = memory_and_vcores(t.am_usage);
+            let [lm, lv] = t.am_limit.map_or([f64::INFINITY; 2], memory_and_vcores);
             let values = [
                 f64::from(apps_running),
                 f64::from(apps_pending),
@@ -787,6 +876,9 @@ impl SchedulerMetrics {
                 xv,
                 um,
                 uv,
+                t.max_running_apps.map_or(f64::INFINITY, f64::from),
+                lm,
+                lv,
             ];
             for (g, v) in qm.gauges.iter().zip(values) {
                 g.set(v);
@@ -830,6 +922,10 @@ mod tests {
         sched.app_submitted(&live);
         sched.app_submitted(&gone);
         sched.app_ended(&gone, AppState::Killed);
+        sched.container_allocated(&live, Locality::NodeLocal);
+        sched.container_allocated(&live, Locality::NodeLocal);
+        sched.container_allocated(&live, Locality::OffSwitch);
+        sched.container_ended(&live);
         let view = view();
         sched.publish(&view);
         let before = metrics.render();
@@ -853,6 +949,27 @@ mod tests {
             (
                 "weft_alloc_file_last_success_timestamp_seconds",
                 1_700_000_000.0,
+            ),
+            (
+                r#"weft_queue_containers_allocated_total{queue="root.a",locality="node_local"}"#,
+                2.0,
+            ),
+            (
+                r#"weft_queue_containers_allocated_total{queue="root",locality="off_switch"}"#,
+                1.0,
+            ),
+            (
+                r#"weft_queue_containers_allocated_total{queue="root",locality="rack_local"}"#,
+                0.0,
+            ),
+            (r#"weft_queue_containers_released_total{queue="root"}"#, 1.0),
+            (
+                r#"weft_queue_max_running_apps{queue="root.a"}"#,
+                f64::INFINITY,
+            ),
+            (
+                r#"weft_queue_am_limit_memory_bytes{queue="root"}"#,
+                f64::INFINITY,
             ),
             ("weft_scheduler_apps_rejected_total", 0.0),
             ("weft_scheduler_snapshot_age_seconds", 0.0),

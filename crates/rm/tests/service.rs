@@ -954,6 +954,10 @@ async fn metrics_pass_promtool() {
         "weft_scheduler_snapshot_age_seconds",
         "weft_scheduler_queued_commands",
         "weft_cluster_node_heartbeat_max_age_seconds",
+        "weft_queue_containers_allocated_total",
+        "weft_queue_containers_released_total",
+        "weft_queue_max_running_apps",
+        "weft_queue_am_limit_memory_bytes",
     ] {
         assert!(text.contains(&format!("# TYPE {name} ")), "no {name}");
     }
