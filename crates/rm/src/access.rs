@@ -6,22 +6,27 @@
 //! The cluster administrators and the users' groups can be refreshed while
 //! the RM runs (`refresh-admin-acls`, `refresh-user-groups`), so both sit in
 //! `LiveAccess`, shared by the handlers and the scheduler task; what files
-//! they come from is the handlers' business.
+//! they come from is the handlers' business, and where groups come from is
+//! `groups`'. Resolving an identity may wait on a name service, so only
+//! handlers do it; the scheduler task is handed identities already resolved
+//! and only checks them against the ACLs.
 //!
 //! Submission ACLs are the core's (it checks them on every submission, as
 //! Hadoop's scheduler does); queue ACLs themselves are `weft-queue-tree`'s.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock};
 
 use weft_model::QueuePath;
-use weft_queue_tree::{Acl, GroupFile, GroupMapping, QueueAccess, QueueTree};
+use weft_queue_tree::{Acl, QueueAccess, QueueTree};
+
+use crate::groups::UserGroups;
 
 /// A caller: the user named by `?user.name=` and the user's groups.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
     /// The user.
     pub user: String,
-    /// Groups, primary first, from `weft.rm.groups.file`.
+    /// Groups, primary first, as the group mapping in force gives them.
     pub groups: Vec<String>,
 }
 
@@ -68,15 +73,15 @@ impl AclSettings {
 #[derive(Debug)]
 pub struct LiveAccess {
     acl: RwLock<AclSettings>,
-    groups: RwLock<Arc<GroupFile>>,
+    groups: UserGroups,
 }
 
 impl LiveAccess {
     /// Access as the configuration gave it at start.
-    pub fn new(acl: AclSettings, groups: GroupFile) -> LiveAccess {
+    pub fn new(acl: AclSettings, groups: UserGroups) -> LiveAccess {
         LiveAccess {
             acl: RwLock::new(acl),
-            groups: RwLock::new(Arc::new(groups)),
+            groups,
         }
     }
 
@@ -125,24 +130,17 @@ impl LiveAccess {
             .admins = admins;
     }
 
-    /// `user`'s groups, primary first, from the group file in force.
-    pub fn groups(&self, user: &str) -> Vec<String> {
-        self.groups
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .groups(user)
+    /// The group mapping in force.
+    pub fn groups(&self) -> &UserGroups {
+        &self.groups
     }
 
-    /// Puts a new group file in force.
-    pub fn set_groups(&self, groups: GroupFile) {
-        *self.groups.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(groups);
-    }
-
-    /// The identity of `user` with the groups in force.
-    pub fn identity(&self, user: &str) -> Identity {
+    /// The identity of `user` with the groups in force; may wait for the
+    /// name service, so never call it on the scheduler's task.
+    pub async fn identity(&self, user: &str) -> Identity {
         Identity {
             user: user.to_owned(),
-            groups: self.groups(user),
+            groups: self.groups.groups(user).await,
         }
     }
 }

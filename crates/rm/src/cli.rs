@@ -822,7 +822,7 @@ pub async fn rmadmin_refresh_admin_acls(client: &mut RmClient) -> Result<String,
 }
 
 /// `weft rmadmin -refreshUserToGroupsMappings`: how many users the group
-/// file now maps.
+/// file now maps, or how many users' cached groups were forgotten.
 pub async fn rmadmin_refresh_user_groups(client: &mut RmClient) -> Result<String, ClientError> {
     let r: RefreshUserGroupsDto = call_wrapped(
         client,
@@ -832,11 +832,25 @@ pub async fn rmadmin_refresh_user_groups(client: &mut RmClient) -> Result<String
         "refreshUserGroups",
     )
     .await?;
-    Ok(match r.groups_file {
-        Some(f) => format!("{f}: {} user(s) mapped to groups\n", r.users),
-        None => "no group file is configured (weft.rm.groups.file): every user has no groups\n"
+    Ok(describe_user_groups(&r))
+}
+
+fn describe_user_groups(r: &RefreshUserGroupsDto) -> String {
+    if let Some(f) = &r.groups_file {
+        return format!("{f}: {} user(s) mapped to groups\n", r.users);
+    }
+    match r.group_mapping.as_str() {
+        "org.apache.hadoop.security.NullGroupsMapping" => {
+            "org.apache.hadoop.security.NullGroupsMapping: every user has no groups\n".to_owned()
+        }
+        // An RM from before the mapping was reported, without a file.
+        "" => "no group file is configured (weft.rm.groups.file): every user has no groups\n"
             .to_owned(),
-    })
+        class => format!(
+            "{class}: the groups of {} user(s) cached from the operating system are forgotten; each is looked up again when next needed\n",
+            r.cached_users_cleared
+        ),
+    }
 }
 
 /// `weft rmadmin -getGroups USER...`: one `user : group...` line per user,
@@ -1052,6 +1066,39 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn a_refresh_of_groups_says_what_maps_them() {
+        let answer = |file: Option<&str>, mapping: &str| RefreshUserGroupsDto {
+            groups_file: file.map(str::to_owned),
+            users: 2,
+            group_mapping: mapping.to_owned(),
+            cached_users_cleared: 5,
+        };
+        let os = "org.apache.hadoop.security.JniBasedUnixGroupsMappingWithFallback";
+        assert_eq!(
+            describe_user_groups(&answer(Some("/etc/weft/groups"), "weft.rm.groups.file")),
+            "/etc/weft/groups: 2 user(s) mapped to groups\n"
+        );
+        assert_eq!(
+            describe_user_groups(&answer(None, os)),
+            format!(
+                "{os}: the groups of 5 user(s) cached from the operating system are forgotten; each is looked up again when next needed\n"
+            )
+        );
+        assert_eq!(
+            describe_user_groups(&answer(
+                None,
+                "org.apache.hadoop.security.NullGroupsMapping"
+            )),
+            "org.apache.hadoop.security.NullGroupsMapping: every user has no groups\n"
+        );
+        // An RM from before `groupMapping`, without a file.
+        assert_eq!(
+            describe_user_groups(&answer(None, "")),
+            "no group file is configured (weft.rm.groups.file): every user has no groups\n"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Startup configuration: where the two files come from (a directory, or
 //! the copies built into the binary), reading them, and the service's own
-//! `weft.*` properties next to the scheduler's in `weft-site.xml`.
+//! properties (`weft.*`, and the YARN and Hadoop ones the service rather
+//! than the scheduler reads) next to the scheduler's in `weft-site.xml`.
 //!
 //! Parsing the scheduler's properties and the allocation file is
 //! `weft-queue-tree`'s; this module reads files, resolves paths, and turns
@@ -18,6 +19,7 @@ use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError
 use weft_queue_tree::{Acl, AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
 
 use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
+use crate::groups::{GroupCacheSettings, GroupSource, MappingClass};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
 
 /// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
@@ -41,8 +43,9 @@ pub struct RmConfig {
     pub core: CoreSettings,
     /// The service's own settings.
     pub service: ServiceSettings,
-    /// Users' groups, for placement and ACLs.
-    pub groups: GroupFile,
+    /// Where users' groups come from, for placement and ACLs: the group
+    /// file as read, or the mapping to use.
+    pub groups: GroupSource,
     /// The include and exclude lists of nodes as first read.
     pub hosts: HostLists,
     /// The sizes `dynamic-resources.xml` gives nodes, as first read.
@@ -70,7 +73,8 @@ impl fmt::Display for ConfSource {
 }
 
 /// The service's settings: `weft.*` properties plus the few YARN RM ones
-/// the service (rather than the scheduler) reads.
+/// the service (rather than the scheduler) reads, and Hadoop's group
+/// mapping (`hadoop.security.group*`), which Hadoop keeps in core-site.xml.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServiceSettings {
     /// `weft.rm.listen` (default `127.0.0.1:8088`); `--listen` overrides it.
@@ -106,8 +110,17 @@ pub struct ServiceSettings {
     /// log target.
     pub audit_log: Option<PathBuf>,
     /// `weft.rm.groups.file` (default none): users' groups, one
-    /// `user: primary other...` per line (relative to the configuration directory).
+    /// `user: primary other...` per line (relative to the configuration
+    /// directory). When set it is the whole mapping: `group_mapping` is
+    /// not used.
     pub groups_file: Option<PathBuf>,
+    /// `hadoop.security.group.mapping` (default Hadoop's,
+    /// `JniBasedUnixGroupsMappingWithFallback`: the operating system's
+    /// groups): where users' groups come from without a group file.
+    pub group_mapping: MappingClass,
+    /// `hadoop.security.groups.*`: the cache in front of the operating
+    /// system's groups.
+    pub groups_cache: GroupCacheSettings,
     /// `yarn.webapp.enable-rest-app-submissions` (default true).
     pub rest_submissions: bool,
     /// `weft.rm.state-store.dir` (default none: off): where the RM keeps
@@ -147,6 +160,8 @@ impl Default for ServiceSettings {
             event_log: None,
             audit_log: None,
             groups_file: None,
+            group_mapping: MappingClass::JniWithFallback,
+            groups_cache: GroupCacheSettings::default(),
             rest_submissions: true,
             state_store: None,
             hosts_files: HostsFiles::default(),
@@ -303,7 +318,7 @@ impl RmConfig {
         service.groups_file = service
             .groups_file
             .map(|p| resolve(dir, &p.to_string_lossy()));
-        let groups = read_groups(service.groups_file.as_deref())?;
+        let groups = group_source(&service)?;
         service.event_log = service
             .event_log
             .map(|p| resolve(dir, &p.to_string_lossy()));
@@ -341,7 +356,7 @@ impl RmConfig {
         let mut warnings = Vec::new();
         let site = parse_site("built-in weft-site.xml", site_text, &mut warnings)?;
         let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
-        let groups = read_groups(site.service.groups_file.as_deref())?;
+        let groups = group_source(&site.service)?;
         let (hosts, host_warnings) = HostLists::load(&site.service.hosts_files)?;
         warnings.extend(host_warnings);
         Ok(RmConfig {
@@ -358,14 +373,20 @@ impl RmConfig {
     }
 }
 
-/// The group file at `path`, or no groups without one.
-pub fn read_groups(path: Option<&Path>) -> Result<GroupFile, ConfigError> {
-    match path {
-        Some(path) => GroupFile::parse(&read(path)?).map_err(|error| ConfigError::Groups {
-            path: path.to_owned(),
-            error,
-        }),
-        None => Ok(GroupFile::default()),
+/// The group file at `path` (`weft.rm.groups.file`).
+pub fn read_groups(path: &Path) -> Result<GroupFile, ConfigError> {
+    GroupFile::parse(&read(path)?).map_err(|error| ConfigError::Groups {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+/// Users' groups as `service` configures them: the group file when one is
+/// set (read now), else the mapping.
+fn group_source(service: &ServiceSettings) -> Result<GroupSource, ConfigError> {
+    match &service.groups_file {
+        Some(path) => Ok(GroupSource::File(read_groups(path)?)),
+        None => Ok(GroupSource::Mapping(service.group_mapping)),
     }
 }
 
@@ -532,6 +553,15 @@ mod names {
     pub(super) const AUDIT_LOG: &str = "weft.rm.audit-log.file";
     pub(super) const GROUPS_FILE: &str = "weft.rm.groups.file";
     pub(super) const STATE_STORE: &str = "weft.rm.state-store.dir";
+    pub(super) const GROUP_MAPPING: &str = "hadoop.security.group.mapping";
+    pub(super) const GROUPS_CACHE_SECS: &str = "hadoop.security.groups.cache.secs";
+    pub(super) const GROUPS_NEGATIVE_CACHE_SECS: &str =
+        "hadoop.security.groups.negative-cache.secs";
+    pub(super) const GROUPS_WARN_AFTER: &str = "hadoop.security.groups.cache.warn.after.ms";
+    pub(super) const GROUPS_BACKGROUND_RELOAD: &str =
+        "hadoop.security.groups.cache.background.reload";
+    pub(super) const GROUPS_BACKGROUND_THREADS: &str =
+        "hadoop.security.groups.cache.background.reload.threads";
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
     pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
     pub(super) const MAX_COMPLETED: &str = "yarn.resourcemanager.max-completed-applications";
@@ -618,9 +648,20 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     if let Some(n) = count(names::MAX_COMPLETED, 0) {
         extra.max_completed_apps = usize::try_from(n).unwrap_or(usize::MAX);
     }
+    if let Some(n) = count(names::GROUPS_BACKGROUND_THREADS, 1) {
+        // Past a thousand threads a name service is being flooded, not helped.
+        s.groups_cache.background_threads = usize::try_from(n).unwrap_or(usize::MAX).min(1024);
+    }
+    if let Some(n) = count(names::GROUPS_WARN_AFTER, 0) {
+        s.groups_cache.warn_after = std::time::Duration::from_millis(n);
+    }
     for (name, target) in [
         (names::REST_SUBMISSIONS, &mut s.rest_submissions),
         (names::WAIT_FOR_APPS, &mut s.decommission_wait_for_apps),
+        (
+            names::GROUPS_BACKGROUND_RELOAD,
+            &mut s.groups_cache.background_reload,
+        ),
     ] {
         match value(name) {
             Some("true") => *target = true,
@@ -656,6 +697,49 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     s.groups_file = value(names::GROUPS_FILE)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
+    // Hadoop reads both as longs of seconds; its cache refuses a time of 0,
+    // and takes 0 or less as "no negative cache".
+    if let Some(v) = value(names::GROUPS_CACHE_SECS) {
+        match v.parse::<u64>() {
+            Ok(secs) if secs > 0 => s.groups_cache.ttl = std::time::Duration::from_secs(secs),
+            _ => bad(
+                names::GROUPS_CACHE_SECS,
+                "is not a whole number of seconds (1 or more)",
+            ),
+        }
+    }
+    if let Some(v) = value(names::GROUPS_NEGATIVE_CACHE_SECS) {
+        match v.parse::<i64>() {
+            Ok(secs) => {
+                s.groups_cache.negative_ttl = u64::try_from(secs)
+                    .ok()
+                    .filter(|secs| *secs > 0)
+                    .map(std::time::Duration::from_secs);
+            }
+            Err(_) => bad(
+                names::GROUPS_NEGATIVE_CACHE_SECS,
+                "is not a whole number of seconds (0 or less turns the negative cache off)",
+            ),
+        }
+    }
+    if let Some(p) = config.get(names::GROUP_MAPPING) {
+        let class = p.value.trim();
+        if class.is_empty() {
+            // An empty value leaves Hadoop's default in force.
+        } else if s.groups_file.is_some() {
+            warnings.push(format!(
+                "{}: {} is not used: {} is set, and the file gives every user's groups",
+                p.location,
+                names::GROUP_MAPPING,
+                names::GROUPS_FILE
+            ));
+        } else {
+            match MappingClass::from_class_name(class) {
+                Ok(class) => s.group_mapping = class,
+                Err(unsupported) => bad(names::GROUP_MAPPING, unsupported.why()),
+            }
+        }
+    }
     s.state_store = value(names::STATE_STORE)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
@@ -733,6 +817,133 @@ mod tests {
               line 4, column 63: property yarn.webapp.enable-rest-app-submissions: "maybe" is not a boolean (true or false)
               line 5, column 54: property weft.rm.explain.max-per-second: "-1" is not a whole number (0 or more)"#]]
         .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn group_mapping_properties_are_read_and_checked() {
+        // Hadoop's defaults: the operating system's groups, cached 300 s,
+        // users in no group remembered 30 s.
+        let config = RmConfig::from_texts("<configuration/>", "<allocations/>").unwrap();
+        assert_eq!(
+            config.groups,
+            GroupSource::Mapping(MappingClass::JniWithFallback)
+        );
+        assert_eq!(config.service.groups_cache, GroupCacheSettings::default());
+        assert_eq!(
+            config.service.groups_cache.ttl,
+            std::time::Duration::from_secs(300)
+        );
+        assert_eq!(
+            config.service.groups_cache.negative_ttl,
+            Some(std::time::Duration::from_secs(30))
+        );
+
+        let text = site(&[
+            (
+                "hadoop.security.group.mapping",
+                " org.apache.hadoop.security.ShellBasedUnixGroupsMapping ",
+            ),
+            ("hadoop.security.groups.cache.secs", "60"),
+            ("hadoop.security.groups.negative-cache.secs", "-1"),
+            ("hadoop.security.groups.cache.warn.after.ms", "100"),
+            ("hadoop.security.groups.cache.background.reload", "true"),
+            (
+                "hadoop.security.groups.cache.background.reload.threads",
+                "5",
+            ),
+        ]);
+        let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
+        assert_eq!(config.groups, GroupSource::Mapping(MappingClass::Shell));
+        assert_eq!(
+            config.service.groups_cache,
+            GroupCacheSettings {
+                ttl: std::time::Duration::from_secs(60),
+                negative_ttl: None,
+                warn_after: std::time::Duration::from_millis(100),
+                background_reload: true,
+                background_threads: 5,
+            }
+        );
+        assert_eq!(config.warnings, Vec::<String>::new());
+
+        let text = site(&[(
+            "hadoop.security.group.mapping",
+            "org.apache.hadoop.security.NullGroupsMapping",
+        )]);
+        let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
+        assert_eq!(config.groups, GroupSource::Mapping(MappingClass::Null));
+
+        let text = site(&[
+            (
+                "hadoop.security.group.mapping",
+                "org.apache.hadoop.security.LdapGroupsMapping",
+            ),
+            ("hadoop.security.groups.cache.secs", "0"),
+            (
+                "hadoop.security.groups.negative-cache.secs",
+                "half a minute",
+            ),
+            ("hadoop.security.groups.cache.background.reload", "yes"),
+            (
+                "hadoop.security.groups.cache.background.reload.threads",
+                "0",
+            ),
+        ]);
+        let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 53: property hadoop.security.group.mapping: "org.apache.hadoop.security.LdapGroupsMapping" is not a group mapping Weft implements; it takes org.apache.hadoop.security.JniBasedUnixGroupsMappingWithFallback (the default), org.apache.hadoop.security.JniBasedUnixGroupsMapping or org.apache.hadoop.security.ShellBasedUnixGroupsMapping (each gives the groups the operating system reports, as id -Gn does) and org.apache.hadoop.security.NullGroupsMapping (no groups); groups kept elsewhere (LDAP) can be listed in weft.rm.groups.file
+              line 3, column 57: property hadoop.security.groups.cache.secs: "0" is not a whole number of seconds (1 or more)
+              line 4, column 66: property hadoop.security.groups.negative-cache.secs: "half a minute" is not a whole number of seconds (0 or less turns the negative cache off)
+              line 5, column 70: property hadoop.security.groups.cache.background.reload: "yes" is not a boolean (true or false)
+              line 6, column 78: property hadoop.security.groups.cache.background.reload.threads: "0" is not a positive whole number"#]]
+        .assert_eq(&err.to_string());
+
+        let text = site(&[(
+            "hadoop.security.group.mapping",
+            "org.apache.hadoop.security.ShellBasedUnixGroupsNetgroupMapping",
+        )]);
+        let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 53: property hadoop.security.group.mapping: "org.apache.hadoop.security.ShellBasedUnixGroupsNetgroupMapping" is a netgroup mapping, and Weft does not resolve netgroups (@name in ACLs); use org.apache.hadoop.security.JniBasedUnixGroupsMappingWithFallback (the default) for the operating system's groups, or list users' groups in weft.rm.groups.file"#]]
+        .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn a_group_file_replaces_the_mapping_which_is_then_not_used() {
+        let dir = std::env::temp_dir().join(format!("weft-conf-groups-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(SITE_FILE_NAME),
+            site(&[
+                ("weft.rm.groups.file", "groups"),
+                (
+                    "hadoop.security.group.mapping",
+                    "org.apache.hadoop.security.LdapGroupsMapping",
+                ),
+            ]),
+        )
+        .unwrap();
+        std::fs::write(dir.join("groups"), "alice: eng\n").unwrap();
+        let config = RmConfig::load(Some(&dir)).unwrap();
+        assert_eq!(
+            config.groups,
+            GroupSource::File(GroupFile::parse("alice: eng").unwrap())
+        );
+        let warnings: Vec<String> = config
+            .warnings
+            .iter()
+            .map(|w| w.replace(&dir.display().to_string(), "<dir>"))
+            .filter(|w| !w.contains("fair-scheduler.xml"))
+            .collect();
+        expect![[r#"
+            [
+                "<dir>/weft-site.xml: line 3, column 53: hadoop.security.group.mapping is not used: weft.rm.groups.file is set, and the file gives every user's groups",
+            ]
+        "#]]
+        .assert_debug_eq(&warnings);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -115,8 +115,8 @@ impl ApiState {
         self.0.service.max_request_bytes
     }
 
-    pub(crate) fn identity(&self, user: &str) -> Identity {
-        self.0.access.identity(user)
+    pub(crate) async fn identity(&self, user: &str) -> Identity {
+        self.0.access.identity(user).await
     }
 
     pub(crate) fn access(&self) -> &LiveAccess {

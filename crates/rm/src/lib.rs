@@ -4,7 +4,8 @@
 //! requests into commands and await the reply, and serve the web UI's
 //! pages (`http::ui`); the real clock becomes the core's `Time` in one
 //! place (`clock`); GETs read published snapshots (`view`). Around that:
-//! configuration loading (`config`), the include and exclude lists of
+//! configuration loading (`config`), users' groups from the operating
+//! system or a file (`groups`), the include and exclude lists of
 //! nodes (`hosts`), the sizes operators give nodes (`dynamic_resources`),
 //! the wire formats (`dto`, with the ISO 8601 times of the timeout API in
 //! `iso8601`),
@@ -30,6 +31,7 @@ pub mod config;
 pub mod dto;
 pub mod dynamic_resources;
 mod event_log;
+pub mod groups;
 pub mod hosts;
 pub mod http;
 pub mod iso8601;

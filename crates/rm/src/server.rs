@@ -23,6 +23,7 @@ use crate::audit::AuditLog;
 use crate::clock::Clock;
 use crate::config::RmConfig;
 use crate::event_log::EventLog;
+use crate::groups::{GroupLookup, OsGroups, UserGroups};
 use crate::http::{ApiParts, ApiState, router};
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
@@ -90,6 +91,18 @@ impl Service {
     /// runtime. `clock` maps real time to the core's; its epoch origin is the
     /// cluster id.
     pub fn start(config: RmConfig, clock: Clock) -> Result<Service, StartError> {
+        Service::start_with_lookup(config, clock, Arc::new(OsGroups))
+    }
+
+    /// As `start`, with users' groups looked up by `lookup` rather than
+    /// the operating system's name service wherever the configuration maps
+    /// them from the operating system (tests; an embedder with a directory
+    /// of its own).
+    pub fn start_with_lookup(
+        config: RmConfig,
+        clock: Clock,
+        lookup: Arc<dyn GroupLookup>,
+    ) -> Result<Service, StartError> {
         let mut core_settings = config.core.clone();
         core_settings.cluster_timestamp = clock.epoch_origin_ms();
         let scheduler = core_settings.scheduler.clone();
@@ -109,12 +122,14 @@ impl Service {
             })?,
             None => AuditLog::tracing_only(),
         });
+        let groups = UserGroups::new(config.groups.clone(), config.service.groups_cache, lookup);
+        tracing::info!(mapping = groups.describe(), "users' groups");
         let access = Arc::new(LiveAccess::new(
             AclSettings {
                 enabled: scheduler.acl_enable,
                 admins: scheduler.admin_acl.clone(),
             },
-            config.groups.clone(),
+            groups,
         ));
         let recovery = match &config.service.state_store {
             Some(dir) => {

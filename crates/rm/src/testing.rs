@@ -1,10 +1,15 @@
 //! Test fixtures shared by this crate's tests: a small configuration, a
-//! running service on a pinned clock, and a `call` helper that sends one
-//! request through the router (`tower::ServiceExt::oneshot`) and returns
-//! status, headers and body.
+//! running service on a pinned clock whose users' groups come from a fake
+//! name service (so no test depends on who exists on the machine), and a
+//! `call` helper that sends one request through the router
+//! (`tower::ServiceExt::oneshot`) and returns status, headers and body.
 //!
 //! Tests run on tokio's paused clock, so the core's time only moves when a
 //! test advances it (or when every task is idle).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
@@ -14,6 +19,7 @@ use tower::ServiceExt;
 
 use crate::clock::Clock;
 use crate::config::RmConfig;
+use crate::groups::{GroupLookup, LookupError};
 use crate::server::Service;
 
 /// The epoch origin tests pin, so ids are `application_1700000000000_NNNN`.
@@ -59,7 +65,53 @@ pub(crate) fn service(extra: &[(&str, &str)]) -> Service {
 /// its start: an RM restarted that long after `EPOCH`.
 pub(crate) fn service_at(extra: &[(&str, &str)], epoch_origin_ms: u64) -> Service {
     let config = RmConfig::from_texts(&site(extra), ALLOC).expect("the test configuration loads");
-    Service::start(config, Clock::with_epoch_origin(epoch_origin_ms)).expect("the service starts")
+    start(config, epoch_origin_ms, FakeGroups::with(&[]))
+}
+
+/// A service on `config` whose clock shows `epoch_origin_ms` at its start,
+/// with `groups` standing in for the operating system's name service.
+pub(crate) fn start(config: RmConfig, epoch_origin_ms: u64, groups: Arc<FakeGroups>) -> Service {
+    Service::start_with_lookup(config, Clock::with_epoch_origin(epoch_origin_ms), groups)
+        .expect("the service starts")
+}
+
+/// A name service that knows only the users a test gives it, counting the
+/// lookups made.
+#[derive(Debug, Default)]
+pub(crate) struct FakeGroups {
+    by_user: Mutex<BTreeMap<String, Vec<String>>>,
+    calls: AtomicUsize,
+}
+
+impl FakeGroups {
+    /// A name service knowing `users` with their groups, primary first.
+    pub(crate) fn with(users: &[(&str, &[&str])]) -> Arc<FakeGroups> {
+        let fake = FakeGroups::default();
+        for (user, groups) in users {
+            fake.set(user, groups);
+        }
+        Arc::new(fake)
+    }
+
+    /// Puts `user` in `groups` from now on.
+    pub(crate) fn set(&self, user: &str, groups: &[&str]) {
+        self.by_user.lock().unwrap().insert(
+            user.to_owned(),
+            groups.iter().map(|g| (*g).to_owned()).collect(),
+        );
+    }
+
+    /// How many lookups were made.
+    pub(crate) fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl GroupLookup for FakeGroups {
+    fn lookup(&self, user: &str) -> Result<Option<Vec<String>>, LookupError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(self.by_user.lock().unwrap().get(user).cloned())
+    }
 }
 
 /// One answer.

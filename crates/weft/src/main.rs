@@ -331,7 +331,9 @@ struct RmadminArgs {
     /// directory and put it in force.
     #[arg(long = "refreshAdminAcls")]
     refresh_admin_acls: bool,
-    /// Reread the group file (weft.rm.groups.file) the RM maps users to groups with.
+    /// Reread the group file (weft.rm.groups.file) the RM maps users to
+    /// groups with, or, without one, forget the groups it cached from the
+    /// operating system.
     #[arg(long = "refreshUserToGroupsMappings")]
     refresh_user_groups: bool,
     /// Print the groups the RM maps each USER to (default: the --user).

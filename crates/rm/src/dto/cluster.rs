@@ -645,8 +645,17 @@ pub struct RefreshAdminAclsDto {
 pub struct RefreshUserGroupsDto {
     /// The group file read (`weft.rm.groups.file`), if one is configured.
     pub groups_file: Option<String>,
-    /// How many users it lists.
+    /// How many users it lists (0 without one).
     pub users: usize,
+    /// What maps users to groups: `weft.rm.groups.file`, or the class of
+    /// `hadoop.security.group.mapping` in force. Empty from an RM older
+    /// than the field.
+    #[serde(default)]
+    pub group_mapping: String,
+    /// How many users' groups (or lack of any) were cached from the
+    /// operating system and are now forgotten.
+    #[serde(default)]
+    pub cached_users_cleared: usize,
 }
 
 /// `GET /ws/v1/cluster/users/{user}/groups`.

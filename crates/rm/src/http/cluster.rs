@@ -409,28 +409,39 @@ pub(super) async fn refresh_admin_acls(
 }
 
 /// `yarn rmadmin -refreshUserToGroupsMappings`: reads the group file
-/// (`weft.rm.groups.file`) again; later requests see the new groups.
+/// (`weft.rm.groups.file`) again, or forgets the groups cached from the
+/// operating system, as Hadoop's refresh empties its cache; later requests
+/// see the new groups.
 pub(super) async fn refresh_user_groups(
     State(s): State<ApiState>,
     format: Format,
     NamedCaller(who): NamedCaller,
 ) -> Result<Wire<RefreshUserGroupsDto>, ApiError> {
     admin_only(&s, &who, "refresh the user-to-groups mappings")?;
+    let groups = s.access().groups();
     let path = s.0.service.groups_file.clone();
-    let read = path.clone();
-    let groups = tokio::task::spawn_blocking(move || crate::config::read_groups(read.as_deref()))
-        .await
-        .map_err(|e| ApiError::Internal(format!("reading the group file panicked: {e}")))?
-        .map_err(|e| ApiError::BadRequest(format!("{e}\n(the groups in force are unchanged)")))?;
-    let users = groups.users().count();
-    tracing::info!(users, by = %who.user, "user-to-groups mappings refreshed");
-    s.access().set_groups(groups);
+    let mut users = 0;
+    if let Some(read) = path.clone() {
+        let file = tokio::task::spawn_blocking(move || crate::config::read_groups(&read))
+            .await
+            .map_err(|e| ApiError::Internal(format!("reading the group file panicked: {e}")))?
+            .map_err(|e| {
+                ApiError::BadRequest(format!("{e}\n(the groups in force are unchanged)"))
+            })?;
+        users = file.users().count();
+        groups.set_file(file);
+    }
+    let cleared = groups.forget_cached();
+    let mapping = groups.describe();
+    tracing::info!(mapping, users, cleared, by = %who.user, "user-to-groups mappings refreshed");
     Ok(Wire::ok(
         format,
         "refreshUserGroups",
         RefreshUserGroupsDto {
             groups_file: path.map(|p| p.display().to_string()),
             users,
+            group_mapping: mapping.to_owned(),
+            cached_users_cleared: cleared,
         },
     ))
 }
@@ -442,7 +453,7 @@ pub(super) async fn user_groups(
     axum::extract::Path(user): axum::extract::Path<String>,
 ) -> Result<Wire<UserGroupsDto>, ApiError> {
     crate::http::codec::check_user_name(&user)?;
-    let groups = s.access().groups(&user);
+    let groups = s.access().groups().groups(&user).await;
     Ok(Wire::ok(
         format,
         "userGroups",

@@ -302,7 +302,8 @@ struct UserName {
 }
 
 /// Who is calling: `?user.name=` (Hadoop's simple authentication) and the
-/// groups the configured mapping gives that user; `None` when anonymous.
+/// groups the mapping in force gives that user (looked up here, where a
+/// request may wait); `None` when anonymous.
 pub struct Caller(pub Option<crate::access::Identity>);
 
 /// Longest `user.name` taken: well past any Unix login or Kerberos principal.
@@ -341,7 +342,7 @@ impl FromRequestParts<ApiState> for Caller {
             return Ok(Caller(None));
         }
         check_user_name(&user)?;
-        Ok(Caller(Some(state.identity(&user))))
+        Ok(Caller(Some(state.identity(&user).await)))
     }
 }
 

@@ -51,12 +51,13 @@ impl TestDir {
     /// A service started from this directory, as `weft rm --conf DIR`
     /// starts, so the refreshes that read files again have it to read.
     fn start(&self) -> Rm {
+        self.start_with(testing::FakeGroups::with(&[]))
+    }
+
+    /// As `start`, with `groups` as the operating system's name service.
+    fn start_with(&self, groups: std::sync::Arc<testing::FakeGroups>) -> Rm {
         let config = crate::config::RmConfig::load(Some(&self.0)).expect("the configuration loads");
-        let service = Service::start(
-            config,
-            crate::clock::Clock::with_epoch_origin(testing::EPOCH),
-        )
-        .expect("the service starts");
+        let service = testing::start(config, testing::EPOCH, groups);
         let router = service.router();
         Rm { service, router }
     }
@@ -1820,11 +1821,7 @@ fn preempting_rm() -> Rm {
         ("yarn.scheduler.fair.waitTimeBeforeKill", "60000"),
     ]);
     let config = crate::config::RmConfig::from_texts(&site, ALLOC).unwrap();
-    let service = Service::start(
-        config,
-        crate::clock::Clock::with_epoch_origin(testing::EPOCH),
-    )
-    .unwrap();
+    let service = testing::start(config, testing::EPOCH, testing::FakeGroups::with(&[]));
     let router = service.router();
     Rm { service, router }
 }

@@ -131,3 +131,86 @@ async fn groups_are_read_again_from_the_group_file() {
     assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.body);
     rm.stop().await;
 }
+
+/// Placement by primary group, a queue open to one group, and
+/// administrators by group, for the tests of groups from the operating
+/// system.
+const GROUP_ALLOC: &str = r#"<allocations>
+  <queue name="root">
+    <aclSubmitApps> </aclSubmitApps>
+    <aclAdministerApps>yarn</aclAdministerApps>
+    <queue name="eng"><aclSubmitApps> eng</aclSubmitApps></queue>
+    <queue name="default"><aclSubmitApps>*</aclSubmitApps></queue>
+  </queue>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="primaryGroup" create="false"/>
+    <rule name="reject"/>
+  </queuePlacementPolicy>
+</allocations>"#;
+
+#[tokio::test(start_paused = true)]
+async fn without_a_group_file_placement_and_acls_use_the_operating_systems_groups() {
+    let dir = TestDir::conf("os-groups");
+    dir.write("fair-scheduler.xml", GROUP_ALLOC);
+    dir.write(
+        crate::config::SITE_FILE_NAME,
+        &weft_test_support::site_xml(&[
+            ("yarn.acl.enable", "true"),
+            ("yarn.admin.acl", "yarn admins"),
+            ("weft.rm.view-refresh-ms", "0"),
+        ]),
+    );
+    let os = testing::FakeGroups::with(&[("alice", &["eng", "staff"]), ("carol", &["admins"])]);
+    let rm = dir.start_with(os.clone());
+
+    // Naming `default` passes the app on to the primaryGroup rule, which
+    // puts alice's app in her primary group's queue, open to that group.
+    let app = rm.submit("alice", "default").await;
+    let a = get(&rm.router, &format!("/ws/v1/cluster/apps/{app}")).await;
+    assert_eq!(a.json()["app"]["queue"], "root.eng", "{}", a.body);
+    assert_eq!(groups_of(&rm, "alice").await, json!(["eng", "staff"]));
+    // Three requests of alice's, one lookup: the answer is cached.
+    assert_eq!(os.calls(), 1);
+
+    // bob is unknown to the name service, so has no groups to place by.
+    let bob_app = rm.new_app("bob").await;
+    let a = rm.submit_to("bob", &bob_app, "default").await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let a = get(&rm.router, &format!("/ws/v1/cluster/apps/{bob_app}")).await;
+    assert_eq!(a.json()["app"]["state"], "FAILED", "{}", a.body);
+    assert_eq!(groups_of(&rm, "bob").await, json!([]));
+
+    // A change in the name service shows only once the cache is emptied,
+    // which carol may do as a member of the administrators' group.
+    os.set("alice", &["ops"]);
+    assert_eq!(groups_of(&rm, "alice").await, json!(["eng", "staff"]));
+    let a = post_as(&rm, "/ws/v1/cluster/refresh-user-groups", "carol").await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    expect![[r#"{"refreshUserGroups":{"groupsFile":null,"users":0,"groupMapping":"org.apache.hadoop.security.JniBasedUnixGroupsMappingWithFallback","cachedUsersCleared":3}}"#]]
+        .assert_eq(&a.body);
+    assert_eq!(groups_of(&rm, "alice").await, json!(["ops"]));
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_group_file_is_the_whole_mapping() {
+    let dir = TestDir::conf("file-groups");
+    dir.write("groups", "alice: eng\n");
+    dir.write(
+        crate::config::SITE_FILE_NAME,
+        &testing::site(&[("weft.rm.groups.file", "groups")]),
+    );
+    let os = testing::FakeGroups::with(&[("bob", &["eng"])]);
+    let rm = dir.start_with(os.clone());
+    assert_eq!(groups_of(&rm, "alice").await, json!(["eng"]));
+    // bob is not in the file, and the name service is not asked.
+    assert_eq!(groups_of(&rm, "bob").await, json!([]));
+    assert_eq!(os.calls(), 0);
+    let a = post_as(&rm, "/ws/v1/cluster/refresh-user-groups", "yarn").await;
+    assert_eq!(
+        a.json()["refreshUserGroups"]["groupMapping"],
+        "weft.rm.groups.file"
+    );
+    rm.stop().await;
+}
