@@ -300,6 +300,8 @@ fn apply(
                     attempt: usable_attempt(attempt)?.max(1),
                     am_container_allocated,
                     lifetime_expiry: None,
+                    submitted: None,
+                    launched: None,
                 },
                 extra: AppExtra {
                     launch_context: launch_context.map(Arc::new),
