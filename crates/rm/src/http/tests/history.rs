@@ -2,20 +2,27 @@
 //! store: an app run to FINISHED and one KILLED read exactly the same
 //! after the restart (`/apps/{id}`, its attempts, its web page), the list's
 //! filters find them, a live app keeps its submission and launch times,
-//! new ids do not collide with theirs, and a file from before ended apps
-//! were kept loads, forgetting its ended apps, with a torn line kept aside.
+//! new ids do not collide with theirs, gauges and the decision log still
+//! read wall-clock time from a clock that starts far above zero, and a
+//! file from before ended apps were kept loads, forgetting its ended apps,
+//! with a torn line kept aside.
 
 use std::time::Duration;
 
 use super::*;
 use crate::state_store::{SKIPPED_FILE_NAME, STATE_FILE_NAME};
 
-/// An RM on the test configuration with a state store in `dir/state`,
-/// started `after_ms` after `EPOCH` by the wall clock.
+/// An RM on the test configuration with a state store in `dir/state`
+/// and its decision log in `dir/events.jsonl`, started `after_ms` after
+/// `EPOCH` by the wall clock.
 fn rm_after(dir: &TestDir, after_ms: u64) -> Rm {
     let state = dir.path("state").display().to_string();
+    let events = dir.path("events.jsonl").display().to_string();
     let service = testing::service_at(
-        &[("weft.rm.state-store.dir", state.as_str())],
+        &[
+            ("weft.rm.state-store.dir", state.as_str()),
+            ("weft.rm.event-log.file", events.as_str()),
+        ],
         testing::EPOCH + after_ms,
     );
     let router = service.router();
@@ -156,6 +163,30 @@ async fn finished_and_killed_apps_read_the_same_after_a_restart() {
     // What the report showed, in full.
     expect![[r#"{"app":{"id":"application_1700000000000_0001","user":"alice","name":"job","queue":"root.a","state":"FINISHED","finalStatus":"SUCCEEDED","progress":100.0,"trackingUI":"History","trackingUrl":"http://history/alice","diagnostics":"all done","clusterId":1700000000000,"applicationType":"YARN","applicationTags":"","priority":0,"startedTime":1700000005000,"launchTime":1700000005000,"finishedTime":1700000040000,"elapsedTime":35000,"amContainerLogs":"","amHostHttpAddress":"","amRPCAddress":"alice-am:4040","allocatedMB":0,"allocatedVCores":0,"reservedMB":0,"reservedVCores":0,"runningContainers":0,"memorySeconds":97280,"vcoreSeconds":65,"queueUsagePercentage":0.0,"clusterUsagePercentage":0.0,"preemptedResourceMB":0,"preemptedResourceVCores":0,"numNonAMContainerPreempted":0,"numAMContainerPreempted":0,"logAggregationStatus":"DISABLED","unmanagedApplication":false,"appNodeLabelExpression":"","amNodeLabelExpression":"","pendingMB":0,"pendingVCores":0,"fairShareMB":0,"timeouts":{"timeout":[{"type":"LIFETIME","expiryTime":"UNLIMITED","remainingTimeInSeconds":-1}]}}}"#]].assert_eq(&after_done.0);
     expect![[r#"{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1700000000000_0002_000001","startTime":1700000037000,"finishedTime":1700000041000,"containerId":"","nodeHttpAddress":"","nodeId":"","logsLink":"","blacklistedNodes":"","appAttemptState":"KILLED"}]}}"#]].assert_eq(&after_killed.1);
+
+    // Ages read from a clock that starts far above zero are still ages.
+    rm.register("h1:8041", 8192, 8).await;
+    tokio::time::advance(Duration::from_secs(3)).await;
+    let metrics = get(&rm.router, "/metrics").await.body;
+    let gauge = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {name} in {metrics}"))
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(gauge("weft_cluster_node_heartbeat_max_age_seconds"), 3.0);
+    assert!(gauge("weft_scheduler_snapshot_age_seconds") <= 3.0);
+    // And the decision log writes wall-clock times.
+    let log = std::fs::read_to_string(dir.path("events.jsonl")).unwrap();
+    let added: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "NodeAdded")
+        .collect();
+    assert_eq!(added.len(), 2, "{log}");
+    assert_eq!(added[1]["time"], testing::EPOCH + 643_000);
 
     // The live app keeps its submission and launch times.
     let live_after = get(&rm.router, &format!("/ws/v1/cluster/apps/{live}"))
