@@ -30,7 +30,7 @@
 //! application's end leaves its line in the audit log (`audit`), as
 //! Hadoop's RMAppManager writes one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -1108,8 +1108,22 @@ impl Actor {
             reg.capability
         });
         let http_address = reg.http_address.clone();
+        // Containers a node brings back launch their app if nothing had
+        // (a recovered app whose launch the store did not have): the
+        // store must hear of it as of an allocation.
+        let brought_back: BTreeSet<AppId> = match &self.store {
+            Some(_) => reg.running.iter().map(|c| c.container.app()).collect(),
+            None => BTreeSet::new(),
+        };
         let out = self.core.handle(now, Input::NodeRegistered(reg));
         self.absorb(now, &out.events);
+        if let Some(store) = &mut self.store {
+            for app in brought_back {
+                if let Some(at) = self.core.app_report(app).and_then(|r| r.record.launched) {
+                    store.container_allocated(app, self.clock.epoch_ms(at));
+                }
+            }
+        }
         match out.reply {
             Reply::NodeRegistered(Ok(())) => {
                 // A (re-)registration starts a new heartbeat sequence.

@@ -290,8 +290,11 @@ fn open_state_store(
     config: &RmConfig,
     clock: Clock,
 ) -> Result<(Recovery, Clock), StartError> {
-    let (store, stored, warnings) =
-        StateStore::open(dir, config.service.state_store_max_completed_apps)?;
+    let (store, stored, warnings) = StateStore::open(
+        dir,
+        config.service.state_store_max_completed_apps,
+        clock.cluster_timestamp(),
+    )?;
     for w in &warnings {
         tracing::warn!("{w}");
     }

@@ -77,9 +77,9 @@ pub struct StoredApp {
     /// When it is killed for its lifetime, in wall-clock milliseconds since
     /// the epoch.
     pub lifetime_expiry_ms: Option<u64>,
-    /// When it was submitted (ms since the epoch); absent in files written
-    /// before submission times were kept.
-    pub submitted_ms: Option<u64>,
+    /// When it was submitted (ms since the epoch): the RM's start for an
+    /// app from a file written before submission times were kept.
+    pub submitted_ms: u64,
     /// When its first container was allocated (ms since the epoch), if it was.
     pub launched_ms: Option<u64>,
 }
@@ -272,18 +272,23 @@ fn parse_final_status(text: Option<&str>) -> Result<Option<FinalStatus>, String>
 }
 
 impl StateStore {
-    /// Opens (creating if needed) the store in `dir`: the apps it says are
-    /// alive and the newest `max_ended` of those that ended, warnings about
-    /// lines it skipped, and the store, whose file now holds only those.
+    /// Opens (creating if needed) the store in `dir` for an RM started at
+    /// `started_ms` (ms since the epoch): the apps it says are alive and
+    /// the newest `max_ended` of those that ended, warnings about lines it
+    /// skipped, and the store, whose file now holds only those. A live app
+    /// stored without its submission time (by an older Weft) is taken as
+    /// submitted at `started_ms`, and the file says so from now on, so that
+    /// every later start shows the same time.
     pub fn open(
         dir: &Path,
         max_ended: usize,
+        started_ms: u64,
     ) -> Result<(StateStore, Stored, Vec<String>), StateStoreError> {
         let (lines, folded, warnings) = JsonLines::open(
             dir,
             STATE_FILE_NAME,
             "applications submitted from now on will not survive a restart",
-            KeptApps::new(max_ended),
+            KeptApps::new(max_ended, started_ms),
         )?;
         let stored = folded.into_stored();
         let live = stored
@@ -451,7 +456,7 @@ impl Stored {
     /// what the core's clock must reach back to so that each is a `Time`.
     pub fn earliest_ms(&self) -> Option<u64> {
         let live = self.apps.iter().flat_map(|a| {
-            [a.submitted_ms, a.launched_ms, a.lifetime_expiry_ms]
+            [Some(a.submitted_ms), a.launched_ms, a.lifetime_expiry_ms]
                 .into_iter()
                 .flatten()
         });
@@ -476,7 +481,7 @@ impl StoredApp {
         let time = |ms| clock.time_of_epoch_ms(ms);
         RecoveredApp {
             lifetime_expiry: self.lifetime_expiry_ms.map(time),
-            submitted: self.submitted_ms.map(time),
+            submitted: Some(time(self.submitted_ms)),
             launched: self.launched_ms.map(time),
             ..self.recovered.clone()
         }
@@ -541,10 +546,12 @@ struct KeptApps {
     ended_order: BTreeMap<u64, AppId>,
     next_ended: u64,
     max_ended: usize,
+    /// When the RM started: the submission time of an app stored without one.
+    started_ms: u64,
 }
 
 impl KeptApps {
-    fn new(max_ended: usize) -> KeptApps {
+    fn new(max_ended: usize, started_ms: u64) -> KeptApps {
         KeptApps {
             apps: BTreeMap::new(),
             order: Vec::new(),
@@ -552,6 +559,7 @@ impl KeptApps {
             ended_order: BTreeMap::new(),
             next_ended: 0,
             max_ended,
+            started_ms,
         }
     }
 
@@ -685,7 +693,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                     ..AppExtra::default()
                 },
                 lifetime_expiry_ms: lifetime_expiry,
-                submitted_ms,
+                submitted_ms: submitted_ms.unwrap_or(kept.started_ms),
                 launched_ms,
             };
             kept.forget_ended(id);
@@ -764,7 +772,7 @@ fn compacted(app: &StoredApp) -> Record {
         attempt: app.recovered.attempt,
         am_container_allocated: app.recovered.am_container_allocated,
         lifetime_expiry: app.lifetime_expiry_ms,
-        submitted_ms: app.submitted_ms,
+        submitted_ms: Some(app.submitted_ms),
         launched_ms: app.launched_ms,
     }
 }
@@ -780,7 +788,8 @@ mod tests {
 
     /// The store in `dir`, keeping up to 10 ended apps, and the live apps it holds.
     fn open(dir: &Path) -> Result<(StateStore, Vec<StoredApp>, Vec<String>), StateStoreError> {
-        StateStore::open(dir, 10).map(|(store, stored, warnings)| (store, stored.apps, warnings))
+        StateStore::open(dir, 10, ORIGIN)
+            .map(|(store, stored, warnings)| (store, stored.apps, warnings))
     }
 
     fn temp_dir(name: &str) -> PathBuf {
@@ -1125,7 +1134,7 @@ mod tests {
     fn ended_apps_survive_a_reopen_as_they_ended_and_only_the_newest_are_kept() {
         let dir = temp_dir("ended");
         let clock = Clock::with_epoch_origin(ORIGIN);
-        let (mut store, _, _) = StateStore::open(&dir, 2).unwrap();
+        let (mut store, _, _) = StateStore::open(&dir, 2, ORIGIN).unwrap();
         let queue: QueuePath = "root.a".parse().unwrap();
         for seq in 1..=4 {
             store.submitted(
@@ -1164,7 +1173,7 @@ mod tests {
 
         // Back later: its clock starts at zero there, and reaches back to
         // the earliest time the store holds.
-        let (_store, stored, warnings) = StateStore::open(&dir, 2).unwrap();
+        let (_store, stored, warnings) = StateStore::open(&dir, 2, ORIGIN).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         let earliest = stored.earliest_ms().unwrap();
         assert_eq!(earliest, ORIGIN + 10);
@@ -1195,10 +1204,10 @@ mod tests {
         // reads back the same.
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 3, "{text}");
-        let (_store, again, _) = StateStore::open(&dir, 2).unwrap();
+        let (_store, again, _) = StateStore::open(&dir, 2, ORIGIN).unwrap();
         assert_eq!(again.ended, stored.ended);
         // A smaller limit keeps the newest.
-        let (_store, fewer, _) = StateStore::open(&dir, 1).unwrap();
+        let (_store, fewer, _) = StateStore::open(&dir, 1, ORIGIN).unwrap();
         let ids: Vec<String> = fewer.ended.iter().map(|e| e.app().to_string()).collect();
         assert_eq!(ids, ["application_7_0003"]);
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1215,13 +1224,16 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(dir.join(STATE_FILE_NAME), text).unwrap();
-        let (_store, stored, warnings) = StateStore::open(&dir, 10).unwrap();
+        let (_store, stored, warnings) = StateStore::open(&dir, 10, ORIGIN).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert!(stored.ended.is_empty());
         assert_eq!(render(&stored.apps).len(), 1);
-        assert_eq!(stored.apps[0].submitted_ms, None);
-        // Nothing to reach back to: the clock keeps its origin.
-        assert_eq!(stored.earliest_ms(), None);
+        // Taken as submitted at the start, which the clock's origin is already.
+        assert_eq!(stored.apps[0].submitted_ms, ORIGIN);
+        assert_eq!(stored.earliest_ms(), Some(ORIGIN));
+        // The file now says so: a later start shows the same time.
+        let (_store, again, _) = StateStore::open(&dir, 10, ORIGIN + 60_000).unwrap();
+        assert_eq!(again.apps[0].submitted_ms, ORIGIN);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1229,7 +1241,7 @@ mod tests {
     fn torn_and_unusable_ended_lines_are_kept_aside_and_the_app_stays_alive() {
         let dir = temp_dir("torn-ended");
         let clock = Clock::with_epoch_origin(ORIGIN);
-        let (mut store, _, _) = StateStore::open(&dir, 10).unwrap();
+        let (mut store, _, _) = StateStore::open(&dir, 10, ORIGIN).unwrap();
         let queue: QueuePath = "root.a".parse().unwrap();
         store.submitted(
             &submission(1, true),
@@ -1254,7 +1266,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&path, &text).unwrap();
-        let (_store, stored, warnings) = StateStore::open(&dir, 10).unwrap();
+        let (_store, stored, warnings) = StateStore::open(&dir, 10, ORIGIN).unwrap();
         assert!(stored.ended.is_empty());
         assert_eq!(render(&stored.apps).len(), 1);
         let why: Vec<&str> = warnings

@@ -335,7 +335,7 @@ mod tests {
         let dir = temp_dir("beside");
         let (mut store, _, _) = DrainStore::open(&dir).unwrap();
         store.draining(drain("h1:8041", 1, 5));
-        let (_apps, stored, warnings) = crate::state_store::StateStore::open(&dir, 10).unwrap();
+        let (_apps, stored, warnings) = crate::state_store::StateStore::open(&dir, 10, 0).unwrap();
         assert!(stored.apps.is_empty() && stored.ended.is_empty() && warnings.is_empty());
         let (_store, drains, _) = DrainStore::open(&dir).unwrap();
         assert_eq!(drains.len(), 1);

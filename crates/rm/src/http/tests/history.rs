@@ -5,7 +5,8 @@
 //! new ids do not collide with theirs, gauges and the decision log still
 //! read wall-clock time from a clock that starts far above zero, and a
 //! file from before ended apps were kept loads, forgetting its ended apps,
-//! with a torn line kept aside.
+//! with a torn line kept aside, and keeps from then on the submission and
+//! launch times it gave its live apps.
 
 use std::time::Duration;
 
@@ -325,6 +326,10 @@ async fn a_file_from_before_ended_apps_were_kept_loads_and_keeps_a_torn_line_asi
         submitted(2),
         submitted(3),
         format!(
+            r#"{{"record":"amAllocated","container":"container_{}_0002_01_000001"}}"#,
+            testing::EPOCH
+        ),
+        format!(
             r#"{{"record":"ended","app":"application_{}_0001"}}"#,
             testing::EPOCH
         ),
@@ -359,5 +364,37 @@ async fn a_file_from_before_ended_apps_were_kept_loads_and_keeps_a_torn_line_asi
     );
     let new = rm.new_app("alice").await;
     assert_eq!(new, format!("application_{}_0001", testing::EPOCH + 60_000));
+    // App 2's node brings its AM container back: that launches it.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    let a = post(
+        &rm.router,
+        "/ws/v1/nm/register",
+        json!({"nodeId": "h1:8041", "capability": {"memory": 8192, "vCores": 8},
+               "containers": [{"containerId": format!("container_{}_0002_01_000001", testing::EPOCH),
+                               "resource": {"memory": 1024, "vCores": 1}}]}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    let times = async |rm: &Rm| {
+        let v = get(&rm.router, &format!("/ws/v1/cluster/apps/{}", app(2)))
+            .await
+            .json();
+        (
+            v["app"]["startedTime"].clone(),
+            v["app"]["launchTime"].clone(),
+        )
+    };
+    let first = times(&rm).await;
+    assert_eq!(
+        first,
+        (
+            json!(testing::EPOCH + 60_000),
+            json!(testing::EPOCH + 62_000)
+        )
+    );
+    rm.stop().await;
+    // The times this start gave it are kept for the next.
+    let rm = rm_after(&dir, 120_000);
+    assert_eq!(times(&rm).await, first);
     rm.stop().await;
 }
