@@ -10,6 +10,7 @@ use weft_model::{
 };
 use weft_queue_tree::AllocConfig;
 
+use crate::output::AppState;
 use crate::settings::CoreSettings;
 
 /// One input to the state machine.
@@ -61,6 +62,11 @@ pub enum Input {
     /// The driver takes back an application it knew before a restart (from
     /// its state store); answered like a submission.
     AppRecovered(RecoveredApp),
+    /// The driver takes back an application that had already ended before
+    /// a restart, so that its report outlives the restart (Hadoop's
+    /// recovery of completed apps): it joins the finished apps as it
+    /// ended, and never enters a queue.
+    EndedAppRecovered(Box<EndedApp>),
     /// The application master registered with the RM.
     AmRegistered {
         /// The application.
@@ -242,6 +248,67 @@ pub struct RecoveredApp {
     /// the expiry counts from the first submission, as Hadoop keeps it). An
     /// expiry already past kills it at the next input.
     pub lifetime_expiry: Option<Time>,
+    /// When it was first submitted, on this core's clock, as Hadoop keeps
+    /// an app's submission time across a restart; `None` (a driver that
+    /// did not keep it): the time of its recovery.
+    pub submitted: Option<Time>,
+    /// When its first container was allocated, if it had been and the
+    /// driver kept it; otherwise the first container it holds in this run
+    /// sets it, as for any app.
+    pub launched: Option<Time>,
+}
+
+/// An application that had ended before a restart of the ResourceManager,
+/// as it ended: what its report shows. Times are on this core's clock, so
+/// its driver starts that clock high enough for the earliest of them (see
+/// the crate's documentation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndedApp {
+    /// Id. An id of this core's cluster timestamp is never issued again.
+    pub app: AppId,
+    /// Submitting user.
+    pub user: String,
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub app_type: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The queue it ended in (not checked against the tree: it holds no
+    /// queue's resources, and the queue may be gone).
+    pub queue: QueuePath,
+    /// Its final state: `Finished`, `Failed`, `Killed` or `Rejected`.
+    pub state: AppState,
+    /// The AM's or the RM's verdict.
+    pub final_status: Option<FinalStatus>,
+    /// Why it ended.
+    pub diagnostics: String,
+    /// Priority.
+    pub priority: AppPriority,
+    /// AM container size (`None`: unmanaged).
+    pub am_resource: Option<Resource>,
+    /// Submission time.
+    pub submitted: Time,
+    /// When its first container was allocated, if ever.
+    pub launched: Option<Time>,
+    /// When it ended.
+    pub finished: Time,
+    /// The lifetime expiry it had, if any (reported, never watched).
+    pub lifetime_expiry: Option<Time>,
+    /// Its last attempt's number (1 for the first; 0 is read as 1).
+    pub attempt: u32,
+    /// The AM's last reported progress, 0 to 1.
+    pub progress: f32,
+    /// Memory-MB × seconds its containers used.
+    pub memory_mb_seconds: u64,
+    /// Vcore × seconds its containers used.
+    pub vcore_seconds: u64,
+    /// Containers other than the AM's taken back by preemption.
+    pub preempted_containers: u64,
+    /// AM containers taken back by preemption.
+    pub preempted_am_containers: u64,
+    /// What every preempted container held, added up.
+    pub preempted_resource: Resource,
 }
 
 /// An AM's allocate call.

@@ -45,6 +45,13 @@
 //! assert!(rm.next_deadline().is_some());
 //! rm.check_invariants().unwrap();
 //! ```
+//!
+//! `Time` counts from an origin the driver picks, and the core's clock may
+//! start anywhere: `ResourceManager::new` takes the first `now`. A driver
+//! that takes apps back after a restart (`Input::AppRecovered`,
+//! `Input::EndedAppRecovered`) passes their submission, launch and finish
+//! times on the same clock, so it picks an origin no later than the
+//! earliest of them and starts the core that far above zero.
 
 mod am_liveness;
 mod assign;
@@ -73,16 +80,16 @@ pub use explain::{
     RunningAppLimit, Sample,
 };
 pub use input::{
-    ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, Drain, FinalStatus, Input,
-    NodeHeartbeat, NodeRegistration, RecoveredApp, RecoveredContainer, Submission,
+    ANY, AllocateRequest, Ask, ContainerState, ContainerStatus, Drain, EndedApp, FinalStatus,
+    Input, NodeHeartbeat, NodeRegistration, RecoveredApp, RecoveredContainer, Submission,
 };
 pub use invariants::CoreInvariantViolation;
 pub use lifecycle::ask_anywhere;
 pub use lifetime::LIFETIME_EXCEEDED;
 pub use output::{
     AllocateError, AllocateReply, AllocatedContainer, AppError, AppState, CompletedContainer,
-    Event, HeartbeatReply, LifetimeError, Locality, MoveError, NewApplicationReply, NodeError,
-    NodeState, Output, PreemptionMessage, RegisterReply, Reply, StopReason, SubmitError,
+    EndedAppError, Event, HeartbeatReply, LifetimeError, Locality, MoveError, NewApplicationReply,
+    NodeError, NodeState, Output, PreemptionMessage, RegisterReply, Reply, StopReason, SubmitError,
     SubmitReply, exit_status,
 };
 pub use rm::{AppRecord, Counters, InactiveNode, ResourceManager};

@@ -12,10 +12,10 @@ use weft_queue_tree::{
     GroupMapping, MAX_QUEUE_DEPTH, NewApp, Placement, PlacementRequest, QueueAccess, QueueKind,
 };
 
-use crate::input::{ANY, AllocateRequest, Ask, FinalStatus, RecoveredApp, Submission};
+use crate::input::{ANY, AllocateRequest, Ask, EndedApp, FinalStatus, RecoveredApp, Submission};
 use crate::output::{
-    AllocateError, AllocateReply, AppError, AppState, Event, MoveError, NewApplicationReply,
-    RegisterReply, StopReason, SubmitError, SubmitReply, exit_status,
+    AllocateError, AllocateReply, AppError, AppState, EndedAppError, Event, MoveError,
+    NewApplicationReply, RegisterReply, StopReason, SubmitError, SubmitReply, exit_status,
 };
 use crate::requests::SchedKey;
 use crate::rm::{ActiveApp, AppRecord, ResourceManager};
@@ -29,6 +29,10 @@ const RECOVERY_QUEUE: &str = "root.recovery";
 /// Where and how `admit` adds an app.
 struct Admission {
     queue: QueuePath,
+    /// Its submission time (`now`, unless recovered with its own).
+    submitted: Time,
+    /// When its first container was allocated, for a recovered app that kept it.
+    launched: Option<Time>,
     /// Placement allows creating the queue (and its missing parents).
     create: bool,
     /// The AM container's size, normalised; `None` for an unmanaged AM.
@@ -148,6 +152,8 @@ impl ResourceManager {
             sub,
             Admission {
                 queue,
+                submitted: now,
+                launched: None,
                 create,
                 am_resource,
                 attempt: 1,
@@ -174,13 +180,13 @@ impl ResourceManager {
             attempt,
             am_container_allocated,
             lifetime_expiry,
+            submitted,
+            launched,
         } = rec;
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
         }
-        if sub.app.cluster_timestamp == self.settings.cluster_timestamp {
-            self.next_app_seq = self.next_app_seq.max(sub.app.seq.saturating_add(1));
-        }
+        self.issue_past(sub.app);
         self.flush_capacity();
         let am_resource = sub.am_resource.map(|am| {
             let max = self.settings.scheduler.max_allocation();
@@ -209,6 +215,8 @@ impl ResourceManager {
             sub,
             Admission {
                 queue,
+                submitted: submitted.unwrap_or(now),
+                launched,
                 create: true,
                 am_resource,
                 attempt: attempt.max(1),
@@ -228,6 +236,8 @@ impl ResourceManager {
     ) -> Result<SubmitReply, SubmitError> {
         let Admission {
             queue,
+            submitted,
+            launched,
             create,
             am_resource,
             attempt,
@@ -381,9 +391,9 @@ impl ResourceManager {
                 diagnostics: diagnostics.clone(),
                 priority: sub.priority,
                 am_resource,
-                submitted: now,
+                submitted,
                 lifetime_expiry,
-                launched: None,
+                launched,
                 finished: None,
                 attempt,
                 progress: 0.0,
@@ -408,6 +418,97 @@ impl ResourceManager {
             state,
             diagnostics,
         })
+    }
+
+    /// Takes back an app that had ended before a restart: straight into
+    /// the finished apps, as it ended, where it is forgotten in its turn by
+    /// its finish time. No queue, usage or running-app count sees it, as
+    /// Hadoop's recovery of a completed app never reaches its scheduler.
+    pub(crate) fn recover_ended_app(&mut self, ended: EndedApp) -> Result<(), EndedAppError> {
+        let EndedApp {
+            app,
+            user,
+            name,
+            app_type,
+            tags,
+            queue,
+            state,
+            final_status,
+            diagnostics,
+            priority,
+            am_resource,
+            submitted,
+            launched,
+            finished,
+            lifetime_expiry,
+            attempt,
+            progress,
+            memory_mb_seconds,
+            vcore_seconds,
+            preempted_containers,
+            preempted_am_containers,
+            preempted_resource,
+        } = ended;
+        if !state.is_final() {
+            return Err(EndedAppError::NotEnded { app, state });
+        }
+        if self.apps.contains_key(&app) {
+            return Err(EndedAppError::Duplicate(app));
+        }
+        // Even if history has no room for it: its id must not be issued again.
+        self.issue_past(app);
+        self.apps.insert(
+            app,
+            AppRecord {
+                id: app,
+                user,
+                name,
+                app_type,
+                tags,
+                queue,
+                state,
+                final_status,
+                diagnostics,
+                priority,
+                am_resource,
+                submitted,
+                lifetime_expiry,
+                launched,
+                finished: Some(finished),
+                attempt: AttemptId::new(app, attempt.max(1)),
+                // As an AM may report it (NaN and below 0 are 0, above 1 is 1).
+                progress: if progress > 0.0 {
+                    progress.min(1.0)
+                } else {
+                    0.0
+                },
+                am_container: None,
+                memory_mb_seconds,
+                vcore_seconds,
+                preempted_containers,
+                preempted_am_containers,
+                preempted_resource,
+                handle: None,
+            },
+        );
+        // After every app that finished no later, so the drop order stays
+        // the finish order whatever order the driver gives them in (in
+        // order, this is a push at the back).
+        let at = self
+            .finished_order
+            .iter()
+            .rposition(|a| self.apps[a].finished.is_none_or(|f| f <= finished))
+            .map_or(0, |i| i + 1);
+        self.finished_order.insert(at, app);
+        self.trim_finished();
+        Ok(())
+    }
+
+    /// Never issues `app`'s number again, if this cluster issued it.
+    fn issue_past(&mut self, app: AppId) {
+        if app.cluster_timestamp == self.settings.cluster_timestamp {
+            self.next_app_seq = self.next_app_seq.max(app.seq.saturating_add(1));
+        }
     }
 
     fn record_rejection(
@@ -778,6 +879,11 @@ impl ResourceManager {
 
     fn remember_finished(&mut self, app: AppId) {
         self.finished_order.push_back(app);
+        self.trim_finished();
+    }
+
+    /// Forgets the earliest finished apps past `max_completed_apps`.
+    fn trim_finished(&mut self) {
         while self.finished_order.len() > self.settings.max_completed_apps {
             if let Some(old) = self.finished_order.pop_front() {
                 self.apps.remove(&old);

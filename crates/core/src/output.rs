@@ -46,6 +46,8 @@ pub enum Reply {
     NewApplication(NewApplicationReply),
     /// To `AppSubmitted`: accepted (maybe waiting) or refused, with the reason.
     Submitted(Result<SubmitReply, SubmitError>),
+    /// To `EndedAppRecovered`: taken back into the finished apps, or why not.
+    EndedAppRecovered(Result<(), EndedAppError>),
     /// To `AmRegistered`.
     AmRegistered(Result<RegisterReply, AppError>),
     /// To `Allocate`.
@@ -378,6 +380,24 @@ pub enum SubmitError {
         asked: Resource,
         /// The largest container allowed.
         max: Resource,
+    },
+}
+
+/// Why an ended application was not taken back after a restart.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EndedAppError {
+    /// The id is in use.
+    #[error("application {0} already exists")]
+    Duplicate(AppId),
+    /// The state given is not a final one.
+    #[error(
+        "application {app} cannot be taken back as ended: {state} is not a final state (finished, failed, killed or rejected)"
+    )]
+    NotEnded {
+        /// The app.
+        app: AppId,
+        /// The state given.
+        state: AppState,
     },
 }
 

@@ -44,7 +44,9 @@ pub struct ResourceManager {
     /// Tree handles of live apps this RM issued, by sequence number: the
     /// container lookup on every heartbeat status is then one index.
     pub(crate) handles_by_seq: SeqIndex,
-    /// Finished apps in the order they finished, for trimming history.
+    /// Finished apps in the order they finished (ended apps taken back
+    /// after a restart by their finish times), for trimming history: the
+    /// first is the first forgotten.
     pub(crate) finished_order: VecDeque<AppId>,
     pub(crate) next_app_seq: u32,
     pub(crate) next_update: Time,
@@ -347,6 +349,9 @@ impl ResourceManager {
             Input::NewApplication => Reply::NewApplication(self.new_application()),
             Input::AppSubmitted(sub) => Reply::Submitted(self.submit(now, sub)),
             Input::AppRecovered(rec) => Reply::Submitted(self.recover_app(now, rec)),
+            Input::EndedAppRecovered(ended) => {
+                Reply::EndedAppRecovered(self.recover_ended_app(*ended))
+            }
             Input::AmRegistered { app } => Reply::AmRegistered(self.register_am(now, app)),
             Input::Allocate(req) => Reply::Allocate(self.allocate(now, req)),
             Input::AttemptFinished {

@@ -8,14 +8,16 @@
 //! a queue that became a parent sends the app to `root.recovery`; the
 //! attempt keeps its number, so the nodes' containers of that attempt are
 //! taken over; a running AM container is not asked for again, and its AM
-//! may register once the container is back.
+//! may register once the container is back; the submission and launch
+//! times are the stored ones. Apps that had ended come back as they ended
+//! (`Input::EndedAppRecovered`), among the finished apps only.
 
 use std::fmt::Write as _;
 
 use expect_test::{Expect, expect};
 use weft_core::{
-    CoreSettings, FinalStatus, Input, NodeHeartbeat, NodeRegistration, RecoveredApp,
-    RecoveredContainer, Reply, ResourceManager, Submission, ask_anywhere,
+    AppState, CoreSettings, EndedApp, FinalStatus, Input, NodeHeartbeat, NodeRegistration,
+    RecoveredApp, RecoveredContainer, Reply, ResourceManager, Submission, ask_anywhere,
 };
 use weft_model::{AppId, AppPriority, AttemptId, ContainerId, NodeId, Priority, Resource, Time};
 use weft_queue_tree::alloc_file::parse_alloc_file;
@@ -42,14 +44,20 @@ struct Cluster {
 
 impl Cluster {
     fn new() -> Cluster {
+        Cluster::starting_at(Time::ZERO, CoreSettings::default().max_completed_apps)
+    }
+
+    /// A core whose clock starts at `start`, keeping `max_completed_apps`.
+    fn starting_at(start: Time, max_completed_apps: usize) -> Cluster {
         let config = parse_alloc_file(ALLOC).unwrap().config;
         let settings = CoreSettings {
             cluster_timestamp: 2000,
+            max_completed_apps,
             ..CoreSettings::default()
         };
         Cluster {
-            rm: ResourceManager::new(config, settings, Time::ZERO),
-            now: Time::ZERO,
+            rm: ResourceManager::new(config, settings, start),
+            now: start,
         }
     }
 
@@ -99,6 +107,8 @@ impl Cluster {
             attempt,
             am_container_allocated: am_up,
             lifetime_expiry,
+            submitted: None,
+            launched: None,
         }));
         match reply {
             Reply::Submitted(Ok(r)) => format!("recovered into {}", r.queue),
@@ -346,5 +356,223 @@ fn recovered_apps_keep_their_lifetime_expiry() {
             application_1000_0002 root.a       attempt 1 KILLED   am -     containers [] pending 0: Application is killed by ResourceManager as it has exceeded the lifetime period.
             application_1000_0003 root.a       attempt 1 ACCEPTED am -     containers [] pending 0: recovered after a resource manager restart: waiting for its application master to register again
         "#]],
+    );
+}
+
+/// An app of cluster `ts` that ended in `state` at `finished` (ms).
+fn ended(ts: u64, seq: u32, state: AppState, finished: u64) -> EndedApp {
+    let t = Time::from_millis;
+    EndedApp {
+        app: AppId::new(ts, seq),
+        user: "bob".into(),
+        name: format!("done{seq}"),
+        app_type: "MAPREDUCE".into(),
+        tags: vec!["nightly".into()],
+        queue: "root.gone".parse().unwrap(),
+        state,
+        final_status: match state {
+            AppState::Finished => Some(FinalStatus::Succeeded),
+            AppState::Killed => Some(FinalStatus::Killed),
+            _ => Some(FinalStatus::Failed),
+        },
+        diagnostics: format!("{state} before the restart"),
+        priority: AppPriority(3),
+        am_resource: Some(Resource::new(2048, 1)),
+        submitted: t(finished - 90),
+        launched: Some(t(finished - 80)),
+        finished: t(finished),
+        lifetime_expiry: None,
+        attempt: 2,
+        progress: 0.4,
+        memory_mb_seconds: 4096,
+        vcore_seconds: 2,
+        preempted_containers: 1,
+        preempted_am_containers: 0,
+        preempted_resource: Resource::new(1024, 1),
+    }
+}
+
+impl Cluster {
+    fn recover_ended(&mut self, app: EndedApp) -> String {
+        match self.input(Input::EndedAppRecovered(Box::new(app))) {
+            Reply::EndedAppRecovered(Ok(())) => "taken back".to_owned(),
+            Reply::EndedAppRecovered(Err(e)) => format!("refused: {e}"),
+            other => format!("unexpected {other:?}"),
+        }
+    }
+
+    /// Each app's id, state, final status, queue and times (ms).
+    fn render_times(&self) -> String {
+        let mut out = String::new();
+        for report in self.rm.app_reports() {
+            let r = &report.record;
+            let ms = |t: Option<Time>| t.map_or("-".to_owned(), |t| t.as_millis().to_string());
+            writeln!(
+                out,
+                "{} {:<8} {:<9} {:<7} attempt {} submitted {} launched {} finished {}",
+                r.id,
+                r.state.yarn_name(),
+                r.final_status.map_or("-".to_owned(), |f| format!("{f:?}")),
+                r.queue.to_string(),
+                r.attempt.attempt,
+                ms(Some(r.submitted)),
+                ms(r.launched),
+                ms(r.finished),
+            )
+            .unwrap();
+        }
+        out
+    }
+}
+
+#[test]
+fn ended_apps_come_back_among_the_finished_only_and_are_forgotten_in_finish_order() {
+    // A core whose clock starts far above the times it is given back, as
+    // the service starts it when its state store reaches back.
+    let start = Time::from_millis(1_000_000_000);
+    let mut c = Cluster::starting_at(start, 3);
+    let mut log = String::new();
+    // Out of finish order; 9 ended before everything and has no room.
+    for (seq, state, finished) in [
+        (1, AppState::Finished, 100),
+        (2, AppState::Killed, 300),
+        (3, AppState::Failed, 200),
+        (4, AppState::Rejected, 400),
+        (9, AppState::Finished, 95),
+    ] {
+        writeln!(
+            log,
+            "app {seq}: {}",
+            c.recover_ended(ended(2000, seq, state, finished))
+        )
+        .unwrap();
+    }
+    writeln!(
+        log,
+        "app 4 again: {}",
+        c.recover_ended(ended(2000, 4, AppState::Finished, 500))
+    )
+    .unwrap();
+    writeln!(
+        log,
+        "app 5 running: {}",
+        c.recover_ended(ended(2000, 5, AppState::Running, 500))
+    )
+    .unwrap();
+    // A live app keeps its submission and launch times; one stored
+    // without them is taken as submitted now.
+    for (seq, submitted, launched) in [(6, Some(50), Some(60)), (7, None, None)] {
+        let reply = c.input(Input::AppRecovered(RecoveredApp {
+            submission: Submission {
+                app: AppId::new(OLD, seq),
+                user: "alice".into(),
+                groups: vec![],
+                queue: None,
+                priority: AppPriority(0),
+                am_resource: None,
+                name: format!("app{seq}"),
+                app_type: "YARN".into(),
+                tags: vec![],
+                lifetime: None,
+            },
+            queue: "root.a".parse().unwrap(),
+            attempt: 1,
+            am_container_allocated: false,
+            lifetime_expiry: None,
+            submitted: submitted.map(Time::from_millis),
+            launched: launched.map(Time::from_millis),
+        }));
+        assert!(matches!(reply, Reply::Submitted(Ok(_))), "{reply:?}");
+    }
+    log.push_str(&c.render_times());
+    check(
+        &log,
+        expect![[r#"
+            app 1: taken back
+            app 2: taken back
+            app 3: taken back
+            app 4: taken back
+            app 9: taken back
+            app 4 again: refused: application application_2000_0004 already exists
+            app 5 running: refused: application application_2000_0005 cannot be taken back as ended: running is not a final state (finished, failed, killed or rejected)
+            application_1000_0006 ACCEPTED -         root.a  attempt 1 submitted 50 launched 60 finished -
+            application_1000_0007 ACCEPTED -         root.a  attempt 1 submitted 1000000900 launched - finished -
+            application_2000_0002 KILLED   Killed    root.gone attempt 2 submitted 210 launched 220 finished 300
+            application_2000_0003 FAILED   Failed    root.gone attempt 2 submitted 110 launched 120 finished 200
+            application_2000_0004 FAILED   Failed    root.gone attempt 2 submitted 310 launched 320 finished 400
+        "#]],
+    );
+    // No queue holds them, and nothing counts them as running.
+    let metrics = c.rm.cluster_metrics();
+    assert_eq!(
+        (
+            metrics.apps_running,
+            metrics.apps_accepted,
+            metrics.apps_completed,
+            metrics.apps_failed,
+            metrics.apps_killed
+        ),
+        (0, 2, 0, 2, 1)
+    );
+    let queues: Vec<String> =
+        c.rm.queue_reports()
+            .iter()
+            .map(|q| {
+                format!(
+                    "{} {} {}",
+                    q.tree.path, q.tree.n_runnable_apps, q.tree.usage
+                )
+            })
+            .collect();
+    expect![[r#"
+        [
+            "root 2 <memory:0, vCores:0>",
+            "root.a 2 <memory:0, vCores:0>",
+            "root.default 0 <memory:0, vCores:0>",
+            "root.p 0 <memory:0, vCores:0>",
+            "root.p.child 0 <memory:0, vCores:0>",
+        ]
+    "#]]
+    .assert_debug_eq(&queues);
+    // Their ids are never issued again, even 9's, which history had no room for.
+    let Reply::NewApplication(new) = c.input(Input::NewApplication) else {
+        panic!("no new id");
+    };
+    assert_eq!(new.app, AppId::new(2000, 10));
+    // A node bringing back a container of one is told to stop it.
+    let reply = c.input(Input::NodeRegistered(NodeRegistration {
+        node: NodeId::new("n2", 8041).unwrap(),
+        rack: "/r1".into(),
+        capability: Resource::new(8192, 8),
+        http_address: "n2:8042".into(),
+        running: vec![RecoveredContainer {
+            container: ContainerId::new(AttemptId::new(AppId::new(2000, 2), 2), 3),
+            resource: Resource::new(1024, 1),
+            priority: Priority(1),
+        }],
+    }));
+    assert!(matches!(reply, Reply::NodeRegistered(Ok(()))), "{reply:?}");
+    assert_eq!(
+        c.heartbeat("n2"),
+        "stop [container_2000_0002_02_000003 (Unknown)], launch []"
+    );
+    // An app ending now goes after them, and the earliest restored one goes.
+    let reply = c.input(Input::KillApp {
+        app: AppId::new(OLD, 7),
+        reason: "killed by alice".into(),
+    });
+    assert!(matches!(reply, Reply::Done(Ok(()))), "{reply:?}");
+    let left: Vec<String> =
+        c.rm.app_reports()
+            .filter(|r| r.record.state.is_final())
+            .map(|r| r.record.id.to_string())
+            .collect();
+    assert_eq!(
+        left,
+        [
+            "application_1000_0007",
+            "application_2000_0002",
+            "application_2000_0004"
+        ]
     );
 }

@@ -329,6 +329,8 @@ fn hostile_release_of_the_am_container_at_the_last_attempt() {
             attempt: 3,
             am_container_allocated: false,
             lifetime_expiry: None,
+            submitted: None,
+            launched: None,
         }),
     );
     assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
@@ -460,6 +462,8 @@ fn hostile_recovered_app_with_the_last_id() {
             attempt: 1,
             am_container_allocated: true,
             lifetime_expiry: None,
+            submitted: None,
+            launched: None,
         }),
     );
     assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
@@ -589,6 +593,8 @@ fn hostile_queues_nested_thousands_deep() {
             attempt: 1,
             am_container_allocated: false,
             lifetime_expiry: None,
+            submitted: None,
+            launched: None,
         }),
     );
     let Reply::Submitted(Ok(reply)) = &out.reply else {

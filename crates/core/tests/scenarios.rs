@@ -1,9 +1,16 @@
 //! Data-driven scenario tests: every `tests/scenarios/*.txt` file is a list
-//! of commands with the output the core must produce. Run with
+//! of commands with the output the core must produce, from core time zero
+//! and from a start far above it (the same text either way). Run with
 //! `UPDATE_EXPECT=1` to rewrite the expectations after a deliberate change,
 //! then review the diff.
 
 use std::path::Path;
+
+use weft_model::Time;
+
+/// A start far from zero: the core time of an RM whose time origin is the
+/// Unix epoch itself, today.
+const LATE_START: Time = Time::from_millis(1_700_000_000_000);
 
 #[test]
 fn scenarios() {
@@ -34,6 +41,18 @@ fn scenarios() {
             "{} is not deterministic",
             file.display()
         );
+        // The core's clock need not start at zero: a service whose time
+        // origin lies before its start (the state store's finished apps)
+        // starts it high. Every deadline, tick, expiry and update interval
+        // must then fall as it does from zero.
+        let late = weft_test_support::scenario::run_file_from(&text, LATE_START);
+        if late != actual {
+            failed.push(format!(
+                "{} from core time {LATE_START}:\n{}",
+                file.display(),
+                diff(&actual, &late)
+            ));
+        }
     }
     assert!(
         failed.is_empty(),

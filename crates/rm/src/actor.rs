@@ -30,7 +30,7 @@
 //! application's end leaves its line in the audit log (`audit`), as
 //! Hadoop's RMAppManager writes one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,7 +55,7 @@ use crate::event_log::EventLog;
 use crate::hosts::{Disallowed, HostLists, TimeoutSecs};
 use crate::metrics::{Metrics, SchedulerMetrics};
 use crate::state_store::drains::{DrainStore, StoredDrain};
-use crate::state_store::{StateStore, StoredApp};
+use crate::state_store::{StateStore, Stored};
 use crate::token::{TokenLedger, TokenSource};
 use crate::view::{AppExtra, AppView, View};
 
@@ -670,13 +670,14 @@ struct Actor {
     deferred: Vec<Box<dyn FnOnce() + Send>>,
 }
 
-/// What the actor keeps across restarts: the state store, and the apps it
-/// held when the RM started, to take back first; its file of drains, and
-/// the drains it held, to take back as their nodes register again.
+/// What the actor keeps across restarts: the state store, and the apps
+/// (live and ended) it held when the RM started, to take back first; its
+/// file of drains, and the drains it held, to take back as their nodes
+/// register again.
 #[derive(Default)]
 pub(crate) struct Recovery {
     pub(crate) store: Option<StateStore>,
-    pub(crate) apps: Vec<StoredApp>,
+    pub(crate) stored: Stored,
     pub(crate) drain_store: Option<DrainStore>,
     pub(crate) drains: Vec<StoredDrain>,
 }
@@ -735,7 +736,7 @@ pub(crate) fn spawn(
         last_publish_cost: Duration::ZERO,
         deferred: Vec::new(),
     };
-    actor.recover(actor.clock.now(), recovery.apps);
+    actor.recover(actor.clock.now(), recovery.stored);
     actor.publish(actor.clock.now());
     let handle = RmHandle {
         tx,
@@ -1107,8 +1108,22 @@ impl Actor {
             reg.capability
         });
         let http_address = reg.http_address.clone();
+        // Containers a node brings back launch their app if nothing had
+        // (a recovered app whose launch the store did not have): the
+        // store must hear of it as of an allocation.
+        let brought_back: BTreeSet<AppId> = match &self.store {
+            Some(_) => reg.running.iter().map(|c| c.container.app()).collect(),
+            None => BTreeSet::new(),
+        };
         let out = self.core.handle(now, Input::NodeRegistered(reg));
         self.absorb(now, &out.events);
+        if let Some(store) = &mut self.store {
+            for app in brought_back {
+                if let Some(at) = self.core.app_report(app).and_then(|r| r.record.launched) {
+                    store.container_allocated(app, self.clock.epoch_ms(at));
+                }
+            }
+        }
         match out.reply {
             Reply::NodeRegistered(Ok(())) => {
                 // A (re-)registration starts a new heartbeat sequence.
@@ -1127,7 +1142,7 @@ impl Actor {
                         .scheduler
                         .node_heartbeat_interval
                         .as_millis(),
-                    rm_identifier: self.clock.epoch_origin_ms(),
+                    rm_identifier: self.clock.cluster_timestamp(),
                     resource: configured,
                 })
             }
@@ -1423,7 +1438,7 @@ impl Actor {
                         .app_report(app)
                         .and_then(|r| r.record.lifetime_expiry)
                         .map(|t| self.clock.epoch_ms(t));
-                    store.submitted(sub, &reply.queue, &extra, expiry);
+                    store.submitted(sub, &reply.queue, &extra, expiry, self.clock.epoch_ms(now));
                 }
                 self.extras.insert(app, extra);
             }
@@ -1636,21 +1651,40 @@ impl Actor {
         }
     }
 
-    /// Takes back the apps the state store held when the RM started.
-    fn recover(&mut self, now: Time, apps: Vec<StoredApp>) {
-        for mut stored in apps {
+    /// Takes back the apps the state store held when the RM started: the
+    /// ended ones first, in the order they ended, then the live ones. The
+    /// clock's origin lies at or before every time they hold (the server
+    /// moved it there), so each converts to a `Time` as it was.
+    fn recover(&mut self, now: Time, stored: Stored) {
+        for ended in stored.ended {
+            let app = ended.app();
+            let (ended, extra) = ended.recovered_on(&self.clock);
+            // Not logged as an event, nor audited or counted again: the app
+            // ended in an earlier run, which did all that.
+            let out = self
+                .core
+                .handle(now, Input::EndedAppRecovered(Box::new(ended)));
+            match out.reply {
+                Reply::EndedAppRecovered(Ok(())) => {
+                    tracing::debug!(app = %app, "ended application recovered from the state store");
+                    self.extras.insert(app, extra);
+                }
+                Reply::EndedAppRecovered(Err(e)) => {
+                    tracing::warn!(app = %app, error = %e, "ended application in the state store not recovered");
+                }
+                _ => {
+                    tracing::error!(app = %app, "the scheduler answered a recovery with an unexpected reply")
+                }
+            }
+            self.absorb(now, &out.events);
+        }
+        for stored in stored.apps {
             let app = stored.recovered.submission.app;
-            // The store keeps wall-clock time; this run's core time starts
-            // at its own origin. An expiry that passed while the RM was
-            // down kills the app at the core's next input, as Hadoop's
-            // monitor does on its first pass.
-            let origin = self.clock.epoch_origin_ms();
-            stored.recovered.lifetime_expiry = stored
-                .lifetime_expiry_ms
-                .map(|ms| Time::from_millis(ms.saturating_sub(origin)));
-            stored.extra.expired_before_start_ms =
-                stored.lifetime_expiry_ms.filter(|&ms| ms < origin);
-            let out = self.core.handle(now, Input::AppRecovered(stored.recovered));
+            // An expiry that passed while the RM was down kills the app at
+            // the core's next input, as Hadoop's monitor does on its first
+            // pass.
+            let recovered = stored.recovered_on(&self.clock);
+            let out = self.core.handle(now, Input::AppRecovered(recovered));
             match out.reply {
                 Reply::Submitted(Ok(reply)) => {
                     tracing::info!(app = %app, queue = %reply.queue, "application recovered from the state store");
@@ -1659,7 +1693,7 @@ impl Actor {
                 Reply::Submitted(Err(e)) => {
                     tracing::warn!(app = %app, error = %e, "application in the state store not recovered");
                     if let Some(store) = &mut self.store {
-                        store.ended(app);
+                        store.forget(app);
                     }
                 }
                 _ => {
@@ -1717,13 +1751,22 @@ impl Actor {
             if let Some(store) = &mut self.store {
                 match e {
                     Event::ContainerAllocated {
-                        container,
-                        is_am: true,
-                        ..
-                    } => store.am_allocated(*container),
+                        container, is_am, ..
+                    } => {
+                        store.container_allocated(container.app(), at);
+                        if *is_am {
+                            store.am_allocated(*container);
+                        }
+                    }
                     Event::AttemptFinished { app, outcome: None } => store.attempt_failed(*app),
                     Event::AppStateChanged { app, state, .. } if state.is_final() => {
-                        store.ended(*app);
+                        let report = self.core.app_report(*app);
+                        store.ended(
+                            *app,
+                            report.as_ref().map(|r| &r.record),
+                            self.extras.get(app),
+                            &self.clock,
+                        );
                     }
                     _ => {}
                 }

@@ -127,6 +127,11 @@ pub struct ServiceSettings {
     /// what it needs to take its applications (and drains) back after a
     /// restart (relative to the configuration directory).
     pub state_store: Option<PathBuf>,
+    /// `yarn.resourcemanager.state-store.max-completed-applications`
+    /// (default: `yarn.resourcemanager.max-completed-applications`, and
+    /// never more, as in Hadoop): how many ended applications the state
+    /// store keeps for the next start.
+    pub state_store_max_completed_apps: usize,
     /// `yarn.resourcemanager.nodes.include-path` and
     /// `yarn.resourcemanager.nodes.exclude-path` (default none; relative to
     /// the configuration directory): which nodes may join. Read at start
@@ -164,6 +169,7 @@ impl Default for ServiceSettings {
             groups_cache: GroupCacheSettings::default(),
             rest_submissions: true,
             state_store: None,
+            state_store_max_completed_apps: CoreSettings::default().max_completed_apps,
             hosts_files: HostsFiles::default(),
             decommission_timeout: TimeoutSecs(3600),
             decommission_wait_for_apps: true,
@@ -565,6 +571,8 @@ mod names {
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
     pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
     pub(super) const MAX_COMPLETED: &str = "yarn.resourcemanager.max-completed-applications";
+    pub(super) const STATE_STORE_MAX_COMPLETED: &str =
+        "yarn.resourcemanager.state-store.max-completed-applications";
     pub(super) const DECOMMISSION_TIMEOUT: &str =
         "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs";
     pub(super) const WAIT_FOR_APPS: &str =
@@ -618,6 +626,10 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         let v = value(name)?;
         match v.parse::<u64>() {
             Ok(n) if n >= min => Some(n),
+            _ if min == 0 => {
+                bad(name, "is not a whole number (0 or more)");
+                None
+            }
             _ => {
                 bad(
                     name,
@@ -655,6 +667,13 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     if let Some(n) = count(names::GROUPS_WARN_AFTER, 0) {
         s.groups_cache.warn_after = std::time::Duration::from_millis(n);
     }
+    // Hadoop keeps no more in the store than in memory: the rest would be
+    // forgotten again as soon as they were taken back.
+    s.state_store_max_completed_apps = count(names::STATE_STORE_MAX_COMPLETED, 0)
+        .map_or(extra.max_completed_apps, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        })
+        .min(extra.max_completed_apps);
     for (name, target) in [
         (names::REST_SUBMISSIONS, &mut s.rest_submissions),
         (names::WAIT_FOR_APPS, &mut s.decommission_wait_for_apps),
@@ -907,6 +926,33 @@ mod tests {
         expect![[r#"
             built-in weft-site.xml: invalid service settings:
               line 2, column 53: property hadoop.security.group.mapping: "org.apache.hadoop.security.ShellBasedUnixGroupsNetgroupMapping" is a netgroup mapping, and Weft does not resolve netgroups (@name in ACLs); use org.apache.hadoop.security.JniBasedUnixGroupsMappingWithFallback (the default) for the operating system's groups, or list users' groups in weft.rm.groups.file"#]]
+        .assert_eq(&err.to_string());
+    }
+
+    #[test]
+    fn the_state_store_keeps_as_many_ended_apps_as_history_unless_told_fewer() {
+        let kept = |props: &[(&str, &str)]| {
+            let config = RmConfig::from_texts(&site(props), "<allocations/>").unwrap();
+            (
+                config.core.max_completed_apps,
+                config.service.state_store_max_completed_apps,
+            )
+        };
+        const STORE: &str = "yarn.resourcemanager.state-store.max-completed-applications";
+        const MEMORY: &str = "yarn.resourcemanager.max-completed-applications";
+        assert_eq!(kept(&[]), (1000, 1000));
+        assert_eq!(kept(&[(MEMORY, "50")]), (50, 50));
+        assert_eq!(kept(&[(STORE, "20")]), (1000, 20));
+        assert_eq!(kept(&[(STORE, "0")]), (1000, 0));
+        // Never more than history holds, as in Hadoop.
+        assert_eq!(kept(&[(MEMORY, "50"), (STORE, "5000")]), (50, 50));
+
+        let text = site(&[(STORE, "-1"), (MEMORY, "lots")]);
+        let err = RmConfig::from_texts(&text, "<allocations/>").unwrap_err();
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 83: property yarn.resourcemanager.state-store.max-completed-applications: "-1" is not a whole number (0 or more)
+              line 3, column 71: property yarn.resourcemanager.max-completed-applications: "lots" is not a whole number (0 or more)"#]]
         .assert_eq(&err.to_string());
     }
 

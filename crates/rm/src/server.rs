@@ -88,8 +88,9 @@ pub struct Service {
 
 impl Service {
     /// Starts the scheduler and the background tasks on the current tokio
-    /// runtime. `clock` maps real time to the core's; its epoch origin is the
-    /// cluster id.
+    /// runtime. `clock` maps real time to the core's; its start is the
+    /// cluster id, and its time origin moves back to the earliest time the
+    /// state store holds, if any.
     pub fn start(config: RmConfig, clock: Clock) -> Result<Service, StartError> {
         Service::start_with_lookup(config, clock, Arc::new(OsGroups))
     }
@@ -103,8 +104,12 @@ impl Service {
         clock: Clock,
         lookup: Arc<dyn GroupLookup>,
     ) -> Result<Service, StartError> {
+        let (recovery, clock) = match &config.service.state_store {
+            Some(dir) => open_state_store(dir, &config, clock)?,
+            None => (Recovery::default(), clock),
+        };
         let mut core_settings = config.core.clone();
-        core_settings.cluster_timestamp = clock.epoch_origin_ms();
+        core_settings.cluster_timestamp = clock.cluster_timestamp();
         let scheduler = core_settings.scheduler.clone();
         let core = ResourceManager::new(config.alloc.config.clone(), core_settings, clock.now());
         let metrics = Arc::new(Metrics::new());
@@ -131,27 +136,6 @@ impl Service {
             },
             groups,
         ));
-        let recovery = match &config.service.state_store {
-            Some(dir) => {
-                let (store, apps, warnings) = StateStore::open(dir)?;
-                for w in &warnings {
-                    tracing::warn!("{w}");
-                }
-                tracing::info!(path = %store.path().display(), apps = apps.len(), "state store open");
-                let (drain_store, drains, warnings) = DrainStore::open(dir)?;
-                for w in &warnings {
-                    tracing::warn!("{w}");
-                }
-                tracing::info!(path = %drain_store.path().display(), drains = drains.len(), "state store of drains open");
-                Recovery {
-                    store: Some(store),
-                    apps,
-                    drain_store: Some(drain_store),
-                    drains,
-                }
-            }
-            None => Recovery::default(),
-        };
         let tokens = TokenSource::new()?;
         let (stop_actor, actor_stop_rx) = oneshot::channel();
         let (handle, actor) = actor::spawn(
@@ -187,7 +171,7 @@ impl Service {
             service: config.service.clone(),
             access,
             min_allocation: scheduler.min_allocation(),
-            cluster_id: clock.epoch_origin_ms(),
+            cluster_id: clock.cluster_timestamp(),
         });
         let (stop_background, _) = watch::channel(false);
         let mut service = Service {
@@ -310,4 +294,46 @@ impl Service {
             let _ = actor.await;
         }
     }
+}
+
+/// The state store in `dir`, what it holds, and `clock` with its time
+/// origin moved back to the earliest time that holds: the core's clock
+/// then starts above zero, and every submission, launch, finish and expiry
+/// it is given back is a plain `Time`.
+fn open_state_store(
+    dir: &std::path::Path,
+    config: &RmConfig,
+    clock: Clock,
+) -> Result<(Recovery, Clock), StartError> {
+    let (store, stored, warnings) = StateStore::open(
+        dir,
+        config.service.state_store_max_completed_apps,
+        clock.cluster_timestamp(),
+    )?;
+    for w in &warnings {
+        tracing::warn!("{w}");
+    }
+    tracing::info!(path = %store.path().display(), apps = stored.apps.len(), ended = stored.ended.len(), "state store open");
+    let clock = stored
+        .earliest_ms()
+        .map_or(clock, |ms| clock.reaching_back_to(ms));
+    if clock.epoch_origin_ms() < clock.cluster_timestamp() {
+        tracing::info!(
+            origin_ms = clock.epoch_origin_ms(),
+            "the scheduler's clock starts at {}: its origin is the earliest time the state store holds",
+            clock.now()
+        );
+    }
+    let (drain_store, drains, warnings) = DrainStore::open(dir)?;
+    for w in &warnings {
+        tracing::warn!("{w}");
+    }
+    tracing::info!(path = %drain_store.path().display(), drains = drains.len(), "state store of drains open");
+    let recovery = Recovery {
+        store: Some(store),
+        stored,
+        drain_store: Some(drain_store),
+        drains,
+    };
+    Ok((recovery, clock))
 }

@@ -1,18 +1,23 @@
 //! The RM's state store (`weft.rm.state-store.dir`, off by default): what
 //! it must remember across a restart to take its applications back, as
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
-//! queue placement chose, the AM's launch context and the lifetime expiry),
-//! an AM container allocated, an attempt that failed, a new lifetime
-//! expiry, an app that ended. Expiries are wall-clock milliseconds, since
-//! the core's clock starts again with every run. The graceful
-//! decommissions under way go beside it in `<dir>/nodes.jsonl` (`drains`).
+//! queue placement chose, the AM's launch context, the lifetime expiry and
+//! the submission time), an app's first container allocated, an AM
+//! container allocated, an attempt that failed, a new lifetime expiry, and
+//! an app that ended, with everything its report shows from then on. Times
+//! are wall-clock milliseconds, since the core's clock starts again with
+//! every run. The graceful decommissions under way go beside it in
+//! `<dir>/nodes.jsonl` (`drains`).
 //!
-//! At start the file is read, folded into the apps still alive, and
-//! rewritten with only those (so it never grows beyond the live apps plus
-//! what happened since the last start); the actor then feeds each to the
-//! core as `Input::AppRecovered`. Containers are not stored: nodes bring
-//! theirs back when they re-register, as YARN's work-preserving recovery
-//! does. Asks and finished apps are not stored either.
+//! At start the file is read, folded into the apps still alive and the
+//! newest ended ones (`yarn.resourcemanager.state-store.max-completed-applications`
+//! of them), and rewritten with only those, so it never grows beyond them
+//! plus what happened since the last start; the actor then feeds each to
+//! the core (`Input::EndedAppRecovered`, `Input::AppRecovered`), with a
+//! clock whose origin reaches back to the earliest time they hold.
+//! Containers are not stored: nodes bring theirs back when they
+//! re-register, as YARN's work-preserving recovery does. Asks are not
+//! stored either.
 //!
 //! Each record is one `write` on a file opened for appending, with no
 //! `fsync`: the store survives the RM being killed, not the machine losing
@@ -28,10 +33,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use weft_core::{RecoveredApp, Submission};
+use weft_core::{AppRecord, AppState, EndedApp, FinalStatus, RecoveredApp, Submission};
 use weft_model::{AppId, AppPriority, ContainerId, QueuePath};
 
+use crate::clock::Clock;
 use crate::dto::ResourceDto;
+use crate::dto::apps::final_status_name;
 use crate::view::AppExtra;
 
 pub(crate) mod drains;
@@ -62,14 +69,41 @@ pub enum StateStoreError {
 /// An application the store says was alive, with what recovering it needs.
 #[derive(Clone, Debug)]
 pub struct StoredApp {
-    /// What the core takes back.
+    /// What the core takes back (its times are left for the actor to set
+    /// on its own clock, from the fields below).
     pub recovered: RecoveredApp,
     /// What the shell keeps beside it (launch context, unmanaged flag).
     pub extra: AppExtra,
     /// When it is killed for its lifetime, in wall-clock milliseconds since
-    /// the epoch (`recovered.lifetime_expiry` is left for the actor to set
-    /// on its own clock).
+    /// the epoch.
     pub lifetime_expiry_ms: Option<u64>,
+    /// When it was submitted (ms since the epoch): the RM's start for an
+    /// app from a file written before submission times were kept.
+    pub submitted_ms: u64,
+    /// When its first container was allocated (ms since the epoch), if it was.
+    pub launched_ms: Option<u64>,
+}
+
+/// An application the store says had ended, as it ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEndedApp {
+    app: AppId,
+    /// As the line has it, to write it back as it was.
+    report: EndedReport,
+    /// What the report's text fields mean, read once.
+    queue: QueuePath,
+    state: AppState,
+    final_status: Option<FinalStatus>,
+}
+
+/// What the store held at start: the apps alive, in the order they were
+/// submitted, and the newest ended ones, in the order they ended.
+#[derive(Clone, Debug, Default)]
+pub struct Stored {
+    /// The live apps.
+    pub apps: Vec<StoredApp>,
+    /// The ended apps.
+    pub ended: Vec<StoredEndedApp>,
 }
 
 /// The open store: the live apps it knows, and the file it appends to.
@@ -78,11 +112,17 @@ pub struct StateStore {
     lines: JsonLines,
     /// Apps stored and not ended: records about others are not written.
     live: BTreeSet<AppId>,
+    /// Live apps whose first container's allocation is not stored yet.
+    unlaunched: BTreeSet<AppId>,
 }
 
 /// One line of the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "camelCase")]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a record lives only while one line is read or written"
+)]
 enum Record {
     /// An accepted submission, placed in `queue`.
     #[serde(rename_all = "camelCase")]
@@ -111,34 +151,163 @@ enum Record {
         /// without a lifetime, and in files written before lifetimes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         lifetime_expiry: Option<u64>,
+        /// When it was submitted (ms since the epoch); absent in files
+        /// written before submission times were kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        submitted_ms: Option<u64>,
+        /// Written by compaction only: when its first container was allocated.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        launched_ms: Option<u64>,
     },
     /// The app was given a new lifetime expiry (ms since the epoch).
     LifetimeSet { app: String, expiry: u64 },
+    /// The app's first container was allocated (ms since the epoch).
+    #[serde(rename_all = "camelCase")]
+    Launched { app: String, at_ms: u64 },
     /// The AM container of an attempt was allocated (the id names the attempt).
     AmAllocated { container: String },
     /// An attempt failed; the next one starts.
     AttemptFailed { app: String },
-    /// The application ended (any final state).
-    Ended { app: String },
+    /// The application ended (any final state), with what its report
+    /// shows; without it (files written before ended apps were kept, or
+    /// an app the core would not take back), it is forgotten.
+    Ended {
+        app: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        report: Option<Box<EndedReport>>,
+    },
+}
+
+/// An ended app's report, as the `report` of an `ended` line: everything
+/// the REST API, the CLI and the web UI show of a finished app, so the line
+/// stands alone (compaction keeps only it). Times are ms since the epoch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EndedReport {
+    user: String,
+    name: String,
+    app_type: String,
+    #[serde(default)]
+    tags: Vec<String>,
+    queue: String,
+    /// `FINISHED`, `FAILED`, `KILLED` or `REJECTED`.
+    state: String,
+    /// `SUCCEEDED`, `FAILED`, `KILLED`, or absent (`UNDEFINED`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    final_status: Option<String>,
+    #[serde(default)]
+    diagnostics: String,
+    #[serde(default)]
+    priority: i32,
+    /// `None`: an unmanaged AM.
+    #[serde(default)]
+    am_resource: Option<ResourceDto>,
+    submitted_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    launched_ms: Option<u64>,
+    finished_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lifetime_expiry_ms: Option<u64>,
+    #[serde(default = "first_attempt")]
+    attempt: u32,
+    #[serde(default)]
+    progress: f32,
+    #[serde(default)]
+    memory_seconds: u64,
+    #[serde(default)]
+    vcore_seconds: u64,
+    #[serde(default)]
+    preempted_containers: u64,
+    #[serde(default)]
+    preempted_am_containers: u64,
+    #[serde(default)]
+    preempted_resource: ResourceDto,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tracking_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    am_host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    am_rpc_port: Option<u16>,
 }
 
 fn first_attempt() -> u32 {
     1
 }
 
+/// The store's name of a final state (Weft's, which tells a rejected app
+/// from a failed one, where YARN's names both `FAILED`); `None` for a
+/// state that is not final.
+fn final_state_name(state: AppState) -> Option<&'static str> {
+    match state {
+        AppState::Finished => Some("FINISHED"),
+        AppState::Failed => Some("FAILED"),
+        AppState::Killed => Some("KILLED"),
+        AppState::Rejected => Some("REJECTED"),
+        AppState::Accepted | AppState::WaitingForLimit | AppState::Running => None,
+    }
+}
+
+fn parse_state(text: &str) -> Result<AppState, String> {
+    match text {
+        "FINISHED" => Ok(AppState::Finished),
+        "FAILED" => Ok(AppState::Failed),
+        "KILLED" => Ok(AppState::Killed),
+        "REJECTED" => Ok(AppState::Rejected),
+        _ => Err(format!(
+            "state {text:?} is not a final state (FINISHED, FAILED, KILLED or REJECTED)"
+        )),
+    }
+}
+
+fn parse_final_status(text: Option<&str>) -> Result<Option<FinalStatus>, String> {
+    match text {
+        None | Some("UNDEFINED") => Ok(None),
+        Some("SUCCEEDED") => Ok(Some(FinalStatus::Succeeded)),
+        Some("FAILED") => Ok(Some(FinalStatus::Failed)),
+        Some("KILLED") => Ok(Some(FinalStatus::Killed)),
+        Some(other) => Err(format!(
+            "finalStatus {other:?} is not SUCCEEDED, FAILED, KILLED or UNDEFINED"
+        )),
+    }
+}
+
 impl StateStore {
-    /// Opens (creating if needed) the store in `dir`: the apps it says are
-    /// alive, warnings about lines it skipped, and the store, whose file now
-    /// holds only those apps.
-    pub fn open(dir: &Path) -> Result<(StateStore, Vec<StoredApp>, Vec<String>), StateStoreError> {
-        let (lines, folded, warnings) = JsonLines::open::<LiveApps>(
+    /// Opens (creating if needed) the store in `dir` for an RM started at
+    /// `started_ms` (ms since the epoch): the apps it says are alive and
+    /// the newest `max_ended` of those that ended, warnings about lines it
+    /// skipped, and the store, whose file now holds only those. A live app
+    /// stored without its submission time (by an older Weft) is taken as
+    /// submitted at `started_ms`, and the file says so from now on, so that
+    /// every later start shows the same time.
+    pub fn open(
+        dir: &Path,
+        max_ended: usize,
+        started_ms: u64,
+    ) -> Result<(StateStore, Stored, Vec<String>), StateStoreError> {
+        let (lines, folded, warnings) = JsonLines::open(
             dir,
             STATE_FILE_NAME,
             "applications submitted from now on will not survive a restart",
+            KeptApps::new(max_ended, started_ms),
         )?;
-        let apps = folded.into_apps();
-        let live = apps.iter().map(|a| a.recovered.submission.app).collect();
-        Ok((StateStore { lines, live }, apps, warnings))
+        let stored = folded.into_stored();
+        let live = stored
+            .apps
+            .iter()
+            .map(|a| a.recovered.submission.app)
+            .collect();
+        let unlaunched = stored
+            .apps
+            .iter()
+            .filter(|a| a.launched_ms.is_none())
+            .map(|a| a.recovered.submission.app)
+            .collect();
+        let store = StateStore {
+            lines,
+            live,
+            unlaunched,
+        };
+        Ok((store, stored, warnings))
     }
 
     /// The file written.
@@ -146,16 +315,18 @@ impl StateStore {
         self.lines.path()
     }
 
-    /// An accepted submission, placed in `queue`, killed at
-    /// `lifetime_expiry` (ms since the epoch) if it has a lifetime.
+    /// An accepted submission at `submitted_ms`, placed in `queue`, killed
+    /// at `lifetime_expiry` (ms since the epoch) if it has a lifetime.
     pub(crate) fn submitted(
         &mut self,
         sub: &Submission,
         queue: &QueuePath,
         extra: &AppExtra,
         lifetime_expiry: Option<u64>,
+        submitted_ms: u64,
     ) {
         self.live.insert(sub.app);
+        self.unlaunched.insert(sub.app);
         let record = Record::Submitted {
             app: sub.app.to_string(),
             user: sub.user.clone(),
@@ -169,6 +340,8 @@ impl StateStore {
             attempt: 1,
             am_container_allocated: false,
             lifetime_expiry,
+            submitted_ms: Some(submitted_ms),
+            launched_ms: None,
         };
         self.lines.append(&record);
     }
@@ -179,6 +352,17 @@ impl StateStore {
             self.lines.append(&Record::LifetimeSet {
                 app: app.to_string(),
                 expiry,
+            });
+        }
+    }
+
+    /// A container of `app` was allocated at `at_ms`: written for its first
+    /// only, which is when the app was launched.
+    pub(crate) fn container_allocated(&mut self, app: AppId, at_ms: u64) {
+        if self.unlaunched.remove(&app) {
+            self.lines.append(&Record::Launched {
+                app: app.to_string(),
+                at_ms,
             });
         }
     }
@@ -201,46 +385,248 @@ impl StateStore {
         }
     }
 
-    /// The app ended.
-    pub(crate) fn ended(&mut self, app: AppId) {
+    /// The app ended, with its final `record` (and the shell's `extra`)
+    /// if the core still has it; `clock` turns its times into wall-clock
+    /// ones. Without the record (the core forgot it at once, having no
+    /// room in its history), the next start forgets the app.
+    pub(crate) fn ended(
+        &mut self,
+        app: AppId,
+        record: Option<&AppRecord>,
+        extra: Option<&AppExtra>,
+        clock: &Clock,
+    ) {
+        let report = record.and_then(|r| ended_report(r, extra, clock));
+        self.end(app, report.map(Box::new));
+    }
+
+    /// The app is not to be taken back again (the core refused it).
+    pub(crate) fn forget(&mut self, app: AppId) {
+        self.end(app, None);
+    }
+
+    fn end(&mut self, app: AppId, report: Option<Box<EndedReport>>) {
         if self.live.remove(&app) {
+            self.unlaunched.remove(&app);
             self.lines.append(&Record::Ended {
                 app: app.to_string(),
+                report,
             });
         }
     }
 }
 
-/// The apps alive at the file's end, in the order they were submitted.
-#[derive(Default)]
-struct LiveApps {
-    apps: BTreeMap<AppId, StoredApp>,
-    order: Vec<AppId>,
+/// What the store keeps of an ended app; `None` if `r` has not ended.
+fn ended_report(r: &AppRecord, extra: Option<&AppExtra>, clock: &Clock) -> Option<EndedReport> {
+    let state = final_state_name(r.state)?;
+    let finished = r.finished?;
+    let ms = |t| clock.epoch_ms(t);
+    Some(EndedReport {
+        user: r.user.clone(),
+        name: r.name.clone(),
+        app_type: r.app_type.clone(),
+        tags: r.tags.clone(),
+        queue: r.queue.to_string(),
+        state: state.to_owned(),
+        final_status: r
+            .final_status
+            .map(|s| final_status_name(Some(s)).to_owned()),
+        diagnostics: r.diagnostics.clone(),
+        priority: r.priority.0,
+        am_resource: r.am_resource.map(ResourceDto::from_resource),
+        submitted_ms: ms(r.submitted),
+        launched_ms: r.launched.map(ms),
+        finished_ms: ms(finished),
+        lifetime_expiry_ms: r.lifetime_expiry.map(ms),
+        attempt: r.attempt.attempt,
+        progress: r.progress,
+        memory_seconds: r.memory_mb_seconds,
+        vcore_seconds: r.vcore_seconds,
+        preempted_containers: r.preempted_containers,
+        preempted_am_containers: r.preempted_am_containers,
+        preempted_resource: ResourceDto::from_resource(r.preempted_resource),
+        tracking_url: extra.and_then(|e| e.tracking_url.clone()),
+        am_host: extra.and_then(|e| e.am_host.clone()),
+        am_rpc_port: extra.and_then(|e| e.am_rpc_port),
+    })
 }
 
-impl LiveApps {
-    fn into_apps(self) -> Vec<StoredApp> {
-        let LiveApps { mut apps, order } = self;
-        order
+impl Stored {
+    /// The earliest wall-clock time (ms since the epoch) the apps hold:
+    /// what the core's clock must reach back to so that each is a `Time`.
+    pub fn earliest_ms(&self) -> Option<u64> {
+        let live = self.apps.iter().flat_map(|a| {
+            [Some(a.submitted_ms), a.launched_ms, a.lifetime_expiry_ms]
+                .into_iter()
+                .flatten()
+        });
+        let ended = self.ended.iter().flat_map(|e| {
+            let r = &e.report;
+            [
+                Some(r.submitted_ms),
+                r.launched_ms,
+                Some(r.finished_ms),
+                r.lifetime_expiry_ms,
+            ]
             .into_iter()
-            .filter_map(|id| apps.remove(&id))
-            .collect()
+            .flatten()
+        });
+        live.chain(ended).min()
     }
 }
 
-impl Fold for LiveApps {
+impl StoredApp {
+    /// What the core takes back, its times on `clock`.
+    pub fn recovered_on(&self, clock: &Clock) -> RecoveredApp {
+        let time = |ms| clock.time_of_epoch_ms(ms);
+        RecoveredApp {
+            lifetime_expiry: self.lifetime_expiry_ms.map(time),
+            submitted: Some(time(self.submitted_ms)),
+            launched: self.launched_ms.map(time),
+            ..self.recovered.clone()
+        }
+    }
+}
+
+impl StoredEndedApp {
+    /// The app.
+    pub fn app(&self) -> AppId {
+        self.app
+    }
+
+    /// What the core takes back, its times on `clock`, and what the shell
+    /// keeps beside it.
+    pub fn recovered_on(&self, clock: &Clock) -> (EndedApp, AppExtra) {
+        let r = &self.report;
+        let time = |ms| clock.time_of_epoch_ms(ms);
+        let ended = EndedApp {
+            app: self.app,
+            user: r.user.clone(),
+            name: r.name.clone(),
+            app_type: r.app_type.clone(),
+            tags: r.tags.clone(),
+            queue: self.queue.clone(),
+            state: self.state,
+            final_status: self.final_status,
+            diagnostics: r.diagnostics.clone(),
+            priority: AppPriority(r.priority),
+            am_resource: r.am_resource.map(ResourceDto::to_resource),
+            submitted: time(r.submitted_ms),
+            launched: r.launched_ms.map(time),
+            finished: time(r.finished_ms),
+            lifetime_expiry: r.lifetime_expiry_ms.map(time),
+            attempt: r.attempt,
+            progress: r.progress,
+            memory_mb_seconds: r.memory_seconds,
+            vcore_seconds: r.vcore_seconds,
+            preempted_containers: r.preempted_containers,
+            preempted_am_containers: r.preempted_am_containers,
+            preempted_resource: r.preempted_resource.to_resource(),
+        };
+        let extra = AppExtra {
+            unmanaged: r.am_resource.is_none(),
+            tracking_url: r.tracking_url.clone(),
+            am_host: r.am_host.clone(),
+            am_rpc_port: r.am_rpc_port,
+            ..AppExtra::default()
+        };
+        (ended, extra)
+    }
+}
+
+/// What the file folds into: the apps alive at its end, in the order they
+/// were submitted, and the newest ended ones, in the order they ended.
+struct KeptApps {
+    apps: BTreeMap<AppId, StoredApp>,
+    order: Vec<AppId>,
+    /// Ended apps by id, each with its place in `ended_order`.
+    ended: BTreeMap<AppId, (u64, StoredEndedApp)>,
+    /// Ended apps by the order their lines came in; the first is dropped
+    /// first once there are more than `max_ended`.
+    ended_order: BTreeMap<u64, AppId>,
+    next_ended: u64,
+    max_ended: usize,
+    /// When the RM started: the submission time of an app stored without one.
+    started_ms: u64,
+}
+
+impl KeptApps {
+    fn new(max_ended: usize, started_ms: u64) -> KeptApps {
+        KeptApps {
+            apps: BTreeMap::new(),
+            order: Vec::new(),
+            ended: BTreeMap::new(),
+            ended_order: BTreeMap::new(),
+            next_ended: 0,
+            max_ended,
+            started_ms,
+        }
+    }
+
+    fn into_stored(self) -> Stored {
+        let KeptApps {
+            mut apps,
+            order,
+            mut ended,
+            ended_order,
+            ..
+        } = self;
+        Stored {
+            apps: order
+                .into_iter()
+                .filter_map(|id| apps.remove(&id))
+                .collect(),
+            ended: ended_order
+                .into_values()
+                .filter_map(|id| ended.remove(&id).map(|(_, e)| e))
+                .collect(),
+        }
+    }
+
+    fn forget_ended(&mut self, id: AppId) {
+        if let Some((at, _)) = self.ended.remove(&id) {
+            self.ended_order.remove(&at);
+        }
+    }
+
+    fn keep_ended(&mut self, ended: StoredEndedApp) {
+        let id = ended.app;
+        self.forget_ended(id);
+        let at = self.next_ended;
+        self.next_ended += 1;
+        self.ended.insert(id, (at, ended));
+        self.ended_order.insert(at, id);
+        while self.ended.len() > self.max_ended {
+            let Some((_, oldest)) = self.ended_order.pop_first() else {
+                break;
+            };
+            self.ended.remove(&oldest);
+        }
+    }
+}
+
+impl Fold for KeptApps {
     type Record = Record;
 
     fn apply(&mut self, record: Record) -> Result<(), String> {
-        apply(&mut self.apps, &mut self.order, record)
+        apply(self, record)
     }
 
     fn compacted(&self) -> Vec<Record> {
-        self.order
+        let live = self
+            .order
             .iter()
             .filter_map(|id| self.apps.get(id))
-            .map(compacted)
-            .collect()
+            .map(compacted);
+        let ended = self
+            .ended_order
+            .values()
+            .filter_map(|id| self.ended.get(id))
+            .map(|(_, e)| Record::Ended {
+                app: e.app.to_string(),
+                report: Some(Box::new(e.report.clone())),
+            });
+        live.chain(ended).collect()
     }
 }
 
@@ -255,11 +641,7 @@ fn usable_attempt(attempt: u32) -> Result<u32, String> {
     Ok(attempt)
 }
 
-fn apply(
-    apps: &mut BTreeMap<AppId, StoredApp>,
-    order: &mut Vec<AppId>,
-    record: Record,
-) -> Result<(), String> {
+fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
     let parse_app = |text: &str| -> Result<AppId, String> {
         text.parse()
             .map_err(|e: weft_model::IdParseError| e.to_string())
@@ -278,6 +660,8 @@ fn apply(
             attempt,
             am_container_allocated,
             lifetime_expiry,
+            submitted_ms,
+            launched_ms,
         } => {
             let id = parse_app(&app)?;
             let queue = QueuePath::parse(&queue).map_err(|e| e.to_string())?;
@@ -300,6 +684,8 @@ fn apply(
                     attempt: usable_attempt(attempt)?.max(1),
                     am_container_allocated,
                     lifetime_expiry: None,
+                    submitted: None,
+                    launched: None,
                 },
                 extra: AppExtra {
                     launch_context: launch_context.map(Arc::new),
@@ -307,38 +693,68 @@ fn apply(
                     ..AppExtra::default()
                 },
                 lifetime_expiry_ms: lifetime_expiry,
+                submitted_ms: submitted_ms.unwrap_or(kept.started_ms),
+                launched_ms,
             };
-            if apps.insert(id, stored).is_none() {
-                order.push(id);
+            kept.forget_ended(id);
+            if kept.apps.insert(id, stored).is_none() {
+                kept.order.push(id);
+            }
+        }
+        Record::Launched { app, at_ms } => {
+            if let Some(app) = kept.apps.get_mut(&parse_app(&app)?) {
+                app.launched_ms.get_or_insert(at_ms);
             }
         }
         Record::AmAllocated { container } => {
             let c: ContainerId = container
                 .parse()
                 .map_err(|e: weft_model::IdParseError| e.to_string())?;
-            if let Some(app) = apps.get_mut(&c.app()) {
+            if let Some(app) = kept.apps.get_mut(&c.app()) {
                 app.recovered.attempt = usable_attempt(c.attempt.attempt)?;
                 app.recovered.am_container_allocated = true;
             }
         }
         Record::AttemptFailed { app } => {
-            if let Some(app) = apps.get_mut(&parse_app(&app)?) {
+            if let Some(app) = kept.apps.get_mut(&parse_app(&app)?) {
                 app.recovered.attempt = usable_attempt(app.recovered.attempt.saturating_add(1))?;
                 app.recovered.am_container_allocated = false;
             }
         }
         Record::LifetimeSet { app, expiry } => {
-            if let Some(app) = apps.get_mut(&parse_app(&app)?) {
+            if let Some(app) = kept.apps.get_mut(&parse_app(&app)?) {
                 app.lifetime_expiry_ms = Some(expiry);
             }
         }
-        Record::Ended { app } => {
+        Record::Ended { app, report } => {
             let id = parse_app(&app)?;
-            apps.remove(&id);
-            order.retain(|a| *a != id);
+            // Read before anything changes: a line that cannot be used is
+            // kept aside whole, and the app stays as it was.
+            let ended = report.map(|r| read_report(id, *r)).transpose()?;
+            if kept.apps.remove(&id).is_some() {
+                kept.order.retain(|a| *a != id);
+            }
+            match ended {
+                Some(ended) => kept.keep_ended(ended),
+                None => kept.forget_ended(id),
+            }
         }
     }
     Ok(())
+}
+
+/// `app`'s report read, or why it cannot be taken back.
+fn read_report(app: AppId, report: EndedReport) -> Result<StoredEndedApp, String> {
+    let queue = QueuePath::parse(&report.queue).map_err(|e| e.to_string())?;
+    let state = parse_state(&report.state)?;
+    let final_status = parse_final_status(report.final_status.as_deref())?;
+    Ok(StoredEndedApp {
+        app,
+        report,
+        queue,
+        state,
+        final_status,
+    })
 }
 
 fn compacted(app: &StoredApp) -> Record {
@@ -356,15 +772,25 @@ fn compacted(app: &StoredApp) -> Record {
         attempt: app.recovered.attempt,
         am_container_allocated: app.recovered.am_container_allocated,
         lifetime_expiry: app.lifetime_expiry_ms,
+        submitted_ms: Some(app.submitted_ms),
+        launched_ms: app.launched_ms,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
-    use weft_model::{AttemptId, Resource};
+    use weft_core::{CoreSettings, Input, Reply, ResourceManager};
+    use weft_model::{AttemptId, Resource, Time};
+    use weft_queue_tree::AllocConfig;
 
     use super::*;
+
+    /// The store in `dir`, keeping up to 10 ended apps, and the live apps it holds.
+    fn open(dir: &Path) -> Result<(StateStore, Vec<StoredApp>, Vec<String>), StateStoreError> {
+        StateStore::open(dir, 10, ORIGIN)
+            .map(|(store, stored, warnings)| (store, stored.apps, warnings))
+    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("weft-state-{name}-{}", std::process::id()));
@@ -410,7 +836,7 @@ mod tests {
     #[test]
     fn live_apps_survive_a_reopen_with_their_attempt_and_the_file_is_compacted() {
         let dir = temp_dir("reopen");
-        let (mut store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (mut store, apps, warnings) = open(&dir).unwrap();
         assert!(apps.is_empty() && warnings.is_empty());
         let queue: QueuePath = "root.a".parse().unwrap();
         let ctx = AppExtra {
@@ -419,16 +845,16 @@ mod tests {
             )),
             ..AppExtra::default()
         };
-        store.submitted(&submission(1, true), &queue, &ctx, None);
-        store.submitted(&submission(2, false), &queue, &AppExtra::default(), None);
-        store.submitted(&submission(3, false), &queue, &AppExtra::default(), None);
+        store.submitted(&submission(1, true), &queue, &ctx, None, 5);
+        store.submitted(&submission(2, false), &queue, &AppExtra::default(), None, 5);
+        store.submitted(&submission(3, false), &queue, &AppExtra::default(), None, 5);
         let attempt1 = AttemptId::new(AppId::new(7, 1), 1);
         store.am_allocated(ContainerId::new(attempt1, 1));
         store.attempt_failed(AppId::new(7, 1));
         store.am_allocated(ContainerId::new(AttemptId::new(AppId::new(7, 1), 2), 1));
-        store.ended(AppId::new(7, 3));
+        store.forget(AppId::new(7, 3));
         // Records about apps the store does not hold are not written.
-        store.ended(AppId::new(7, 9));
+        store.forget(AppId::new(7, 9));
         drop(store);
         // A torn last line, as a crash mid-write leaves.
         let path = dir.join(STATE_FILE_NAME);
@@ -436,7 +862,7 @@ mod tests {
         text.push_str("{\"record\":\"ended\",\"app\":\"applic");
         std::fs::write(&path, text).unwrap();
 
-        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (_store, apps, warnings) = open(&dir).unwrap();
         let shown = render(&apps);
         expect![[r#"
             [
@@ -456,7 +882,7 @@ mod tests {
         // Compacted: one line per live app, and it reads back the same.
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
-        let (_store, again, warnings) = StateStore::open(&dir).unwrap();
+        let (_store, again, warnings) = open(&dir).unwrap();
         assert_eq!(render(&again), shown);
         assert_eq!(again[0].recovered.submission, apps[0].recovered.submission);
         assert!(warnings.is_empty());
@@ -480,7 +906,7 @@ mod tests {
         let cut = torn.find('é').unwrap() + 1;
         bytes.extend_from_slice(&torn.as_bytes()[..cut]);
         std::fs::write(dir.join(STATE_FILE_NAME), &bytes).unwrap();
-        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (_store, apps, warnings) = open(&dir).unwrap();
         assert_eq!(apps.len(), 1);
         assert_eq!(apps[0].recovered.submission.name, "jöb");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -507,7 +933,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(dir.join(STATE_FILE_NAME), text).unwrap();
-        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (_store, apps, warnings) = open(&dir).unwrap();
         let attempts: Vec<(String, u32)> = apps
             .iter()
             .map(|a| (a.recovered.submission.app.to_string(), a.recovered.attempt))
@@ -544,7 +970,7 @@ mod tests {
         // A file written before lifetimes existed.
         let old = format!("{}\n", submitted_line(1, "old", 1));
         std::fs::write(dir.join(STATE_FILE_NAME), &old).unwrap();
-        let (mut store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (mut store, apps, warnings) = open(&dir).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(apps[0].lifetime_expiry_ms, None);
         // An app without a lifetime is written without the field, so an
@@ -557,6 +983,7 @@ mod tests {
             &queue,
             &AppExtra::default(),
             Some(1_700_000_600_000),
+            1_700_000_000_000,
         );
         store.lifetime_set(AppId::new(7, 2), 1_700_001_200_000);
         // An app that had none gains one.
@@ -575,7 +1002,7 @@ mod tests {
                 .map(|a| (a.recovered.submission.app.seq, a.lifetime_expiry_ms))
                 .collect()
         };
-        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (_store, apps, warnings) = open(&dir).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         let want = vec![(1, Some(1_700_000_900_000)), (2, Some(1_700_001_200_000))];
         assert_eq!(expiries(&apps), want);
@@ -583,7 +1010,7 @@ mod tests {
         let text = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
         assert!(text.contains(r#""lifetimeExpiry":1700001200000"#), "{text}");
-        let (_store, again, _) = StateStore::open(&dir).unwrap();
+        let (_store, again, _) = open(&dir).unwrap();
         assert_eq!(expiries(&again), want);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -598,7 +1025,7 @@ mod tests {
             submitted_line(2, "b", 1)
         );
         std::fs::write(dir.join(STATE_FILE_NAME), &text).unwrap();
-        let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+        let (_store, apps, warnings) = open(&dir).unwrap();
         assert_eq!(apps.len(), 2);
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         let kept = dir.join(SKIPPED_FILE_NAME);
@@ -617,11 +1044,250 @@ mod tests {
         let mut again = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
         again.push_str("garbage\n");
         std::fs::write(dir.join(STATE_FILE_NAME), again).unwrap();
-        let (_store, apps, _) = StateStore::open(&dir).unwrap();
+        let (_store, apps, _) = open(&dir).unwrap();
         assert_eq!(apps.len(), 2);
         assert_eq!(
             std::fs::read_to_string(&kept).unwrap(),
             format!("{}\n{}\ngarbage\n", lines[1], lines[2])
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Wall-clock ms at the first RM's start.
+    const ORIGIN: u64 = 1_700_000_000_000;
+
+    /// The record a core keeps of app `seq` after it ended in `state`
+    /// `finished` ms after the first RM's start (submitted 90 ms before,
+    /// launched 80 ms before), with a clock starting at `ORIGIN`.
+    fn ended_record(seq: u32, state: AppState, finished: u64) -> AppRecord {
+        let mut rm =
+            ResourceManager::new(AllocConfig::default(), CoreSettings::default(), Time::ZERO);
+        let t = Time::from_millis;
+        let ended = EndedApp {
+            app: AppId::new(7, seq),
+            user: "alice".into(),
+            name: format!("job{seq}"),
+            app_type: "YARN".into(),
+            tags: vec!["t".into()],
+            queue: "root.a".parse().unwrap(),
+            state,
+            final_status: (state == AppState::Finished).then_some(FinalStatus::Succeeded),
+            diagnostics: format!("{state}, with a \"quote\" and ünïcode"),
+            priority: AppPriority(2),
+            am_resource: (seq != 2).then(|| Resource::new(1024, 1)),
+            submitted: t(finished - 90),
+            launched: (seq != 3).then(|| t(finished - 80)),
+            finished: t(finished),
+            lifetime_expiry: (seq == 1).then(|| t(finished + 1_000)),
+            attempt: seq,
+            progress: 0.25,
+            memory_mb_seconds: 100 * u64::from(seq),
+            vcore_seconds: u64::from(seq),
+            preempted_containers: 1,
+            preempted_am_containers: 0,
+            preempted_resource: Resource::new(2048, 2),
+        };
+        let out = rm.handle(t(finished), Input::EndedAppRecovered(Box::new(ended)));
+        assert_eq!(out.reply, Reply::EndedAppRecovered(Ok(())));
+        rm.app_report(AppId::new(7, seq)).unwrap().record
+    }
+
+    /// One line per ended app, its times in wall-clock ms on `clock`.
+    fn render_ended(ended: &[StoredEndedApp], clock: &Clock) -> Vec<String> {
+        ended
+            .iter()
+            .map(|e| {
+                let (a, extra) = e.recovered_on(clock);
+                let ms = |t: Time| clock.epoch_ms(t) - ORIGIN;
+                format!(
+                    "{} {} {:?} {:?} in {} by {} prio {} am {:?} submitted {} launched {:?} finished {} expiry {:?} attempt {} progress {} {}MBs {}vcs preempted {}/{} {} tracking {:?} host {:?}:{:?} unmanaged {}: {}",
+                    a.app,
+                    a.state,
+                    a.final_status,
+                    a.tags,
+                    a.queue,
+                    a.user,
+                    a.priority.0,
+                    a.am_resource.map(|r| r.to_string()),
+                    ms(a.submitted),
+                    a.launched.map(ms),
+                    ms(a.finished),
+                    a.lifetime_expiry.map(ms),
+                    a.attempt,
+                    a.progress,
+                    a.memory_mb_seconds,
+                    a.vcore_seconds,
+                    a.preempted_containers,
+                    a.preempted_am_containers,
+                    a.preempted_resource,
+                    extra.tracking_url,
+                    extra.am_host,
+                    extra.am_rpc_port,
+                    extra.unmanaged,
+                    a.diagnostics,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ended_apps_survive_a_reopen_as_they_ended_and_only_the_newest_are_kept() {
+        let dir = temp_dir("ended");
+        let clock = Clock::with_epoch_origin(ORIGIN);
+        let (mut store, _, _) = StateStore::open(&dir, 2, ORIGIN).unwrap();
+        let queue: QueuePath = "root.a".parse().unwrap();
+        for seq in 1..=4 {
+            store.submitted(
+                &submission(seq, seq != 2),
+                &queue,
+                &AppExtra::default(),
+                None,
+                ORIGIN + 10,
+            );
+        }
+        store.container_allocated(AppId::new(7, 4), ORIGIN + 20);
+        // Only the first allocation is the launch.
+        store.container_allocated(AppId::new(7, 4), ORIGIN + 30);
+        let extra = AppExtra {
+            tracking_url: Some("http://am:8080/ui".into()),
+            am_host: Some("am".into()),
+            am_rpc_port: Some(4040),
+            ..AppExtra::default()
+        };
+        for (seq, state, finished) in [
+            (1, AppState::Finished, 1_000),
+            (2, AppState::Killed, 2_000),
+            (3, AppState::Failed, 3_000),
+        ] {
+            let record = ended_record(seq, state, finished);
+            store.ended(AppId::new(7, seq), Some(&record), Some(&extra), &clock);
+        }
+        // Never stored as submitted: not written.
+        let record = ended_record(9, AppState::Finished, 4_000);
+        store.ended(AppId::new(7, 9), Some(&record), None, &clock);
+        drop(store);
+        let path = dir.join(STATE_FILE_NAME);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 4 + 1 + 3, "{text}");
+        assert!(!text.contains("application_7_0009"), "{text}");
+
+        // Back later: its clock starts at zero there, and reaches back to
+        // the earliest time the store holds.
+        let (_store, stored, warnings) = StateStore::open(&dir, 2, ORIGIN).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let earliest = stored.earliest_ms().unwrap();
+        assert_eq!(earliest, ORIGIN + 10);
+        let later = Clock::with_epoch_origin(ORIGIN + 60_000).reaching_back_to(earliest);
+        expect![[r#"
+            [
+                "application_7_0002 killed None [\"t\"] in root.a by alice prio 2 am None submitted 1910 launched Some(1920) finished 2000 expiry None attempt 2 progress 0.25 200MBs 2vcs preempted 1/0 <memory:2048, vCores:2> tracking Some(\"http://am:8080/ui\") host Some(\"am\"):Some(4040) unmanaged true: killed, with a \"quote\" and ünïcode",
+                "application_7_0003 failed None [\"t\"] in root.a by alice prio 2 am Some(\"<memory:1024, vCores:1>\") submitted 2910 launched None finished 3000 expiry None attempt 3 progress 0.25 300MBs 3vcs preempted 1/0 <memory:2048, vCores:2> tracking Some(\"http://am:8080/ui\") host Some(\"am\"):Some(4040) unmanaged false: failed, with a \"quote\" and ünïcode",
+            ]
+        "#]].assert_debug_eq(&render_ended(&stored.ended, &later));
+        let live: Vec<(String, Option<u64>, Option<u64>)> = stored
+            .apps
+            .iter()
+            .map(|a| {
+                let r = a.recovered_on(&later);
+                (
+                    r.submission.app.to_string(),
+                    r.submitted.map(|t| later.epoch_ms(t) - ORIGIN),
+                    r.launched.map(|t| later.epoch_ms(t) - ORIGIN),
+                )
+            })
+            .collect();
+        assert_eq!(
+            live,
+            [("application_7_0004".to_owned(), Some(10), Some(20))]
+        );
+        // Compacted: the live app, then the two newest ended ones, and it
+        // reads back the same.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 3, "{text}");
+        let (_store, again, _) = StateStore::open(&dir, 2, ORIGIN).unwrap();
+        assert_eq!(again.ended, stored.ended);
+        // A smaller limit keeps the newest.
+        let (_store, fewer, _) = StateStore::open(&dir, 1, ORIGIN).unwrap();
+        let ids: Vec<String> = fewer.ended.iter().map(|e| e.app().to_string()).collect();
+        assert_eq!(ids, ["application_7_0003"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn files_from_before_ended_apps_were_kept_load_and_forget_their_ended_apps() {
+        let dir = temp_dir("old-ended");
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = [
+            submitted_line(1, "a", 1),
+            submitted_line(2, "b", 1),
+            r#"{"record":"ended","app":"application_7_0001"}"#.to_owned(),
+        ]
+        .join("\n");
+        std::fs::write(dir.join(STATE_FILE_NAME), text).unwrap();
+        let (_store, stored, warnings) = StateStore::open(&dir, 10, ORIGIN).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(stored.ended.is_empty());
+        assert_eq!(render(&stored.apps).len(), 1);
+        // Taken as submitted at the start, which the clock's origin is already.
+        assert_eq!(stored.apps[0].submitted_ms, ORIGIN);
+        assert_eq!(stored.earliest_ms(), Some(ORIGIN));
+        // The file now says so: a later start shows the same time.
+        let (_store, again, _) = StateStore::open(&dir, 10, ORIGIN + 60_000).unwrap();
+        assert_eq!(again.apps[0].submitted_ms, ORIGIN);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn torn_and_unusable_ended_lines_are_kept_aside_and_the_app_stays_alive() {
+        let dir = temp_dir("torn-ended");
+        let clock = Clock::with_epoch_origin(ORIGIN);
+        let (mut store, _, _) = StateStore::open(&dir, 10, ORIGIN).unwrap();
+        let queue: QueuePath = "root.a".parse().unwrap();
+        store.submitted(
+            &submission(1, true),
+            &queue,
+            &AppExtra::default(),
+            None,
+            ORIGIN,
+        );
+        let record = ended_record(1, AppState::Finished, 500);
+        store.ended(AppId::new(7, 1), Some(&record), None, &clock);
+        drop(store);
+        let path = dir.join(STATE_FILE_NAME);
+        let full = std::fs::read_to_string(&path).unwrap();
+        let ended = full.lines().nth(1).unwrap().to_owned();
+        let submitted = full.lines().next().unwrap().to_owned();
+        let text = [
+            submitted,
+            ended.replace(r#""state":"FINISHED""#, r#""state":"RUNNING""#),
+            ended.replace(r#""finalStatus":"SUCCEEDED""#, r#""finalStatus":"GREAT""#),
+            ended.replace(r#""queue":"root.a""#, r#""queue":"root..a""#),
+            ended[..ended.len() / 2].to_owned(),
+        ]
+        .join("\n");
+        std::fs::write(&path, &text).unwrap();
+        let (_store, stored, warnings) = StateStore::open(&dir, 10, ORIGIN).unwrap();
+        assert!(stored.ended.is_empty());
+        assert_eq!(render(&stored.apps).len(), 1);
+        let why: Vec<&str> = warnings
+            .iter()
+            .map(|w| {
+                let why = w.split_once(": skipped: ").unwrap().1;
+                why.split_once("; kept in ").unwrap().0
+            })
+            .collect();
+        expect![[r#"
+            [
+                "state \"RUNNING\" is not a final state (FINISHED, FAILED, KILLED or REJECTED)",
+                "finalStatus \"GREAT\" is not SUCCEEDED, FAILED, KILLED or UNDEFINED",
+                "invalid queue name \"root..a\": it has an empty component (a leading, trailing or doubled '.')",
+                "not a state record (EOF while parsing an object at line 1 column 282)",
+            ]
+        "#]].assert_debug_eq(&why);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            std::fs::read_to_string(dir.join(SKIPPED_FILE_NAME)).unwrap(),
+            format!("{}\n", lines[1..].join("\n"))
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

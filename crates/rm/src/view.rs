@@ -62,10 +62,6 @@ pub struct AppExtra {
     pub am_rpc_port: Option<u16>,
     /// The AM's web UI.
     pub tracking_url: Option<String>,
-    /// A lifetime expiry (wall-clock ms) that had passed before this run of
-    /// the RM started: the core's clock, which starts with the run, shows
-    /// it as the start, so reports show this instead.
-    pub expired_before_start_ms: Option<u64>,
 }
 
 impl View {

@@ -1,6 +1,7 @@
 //! The service from the outside, through its public API only: end to end
 //! over TCP on `127.0.0.1:0` with the crate's own client, the YARN-style CLI
-//! commands (`rmadmin -refreshNodes` with its waiting included), live reload of the allocation file (a good file, then a bad
+//! commands (`rmadmin -refreshNodes` with its waiting included; `application
+//! -status` and `-list` the same across a restart), live reload of the allocation file (a good file, then a bad
 //! one), the Prometheus text checked by the real `promtool`, and a short run
 //! of the load generator. Time is tokio's paused clock: nothing sleeps on the
 //! wall clock.
@@ -62,7 +63,12 @@ struct Server {
 }
 
 async fn serve(config: RmConfig) -> Server {
-    let service = Service::start(config, Clock::with_epoch_origin(EPOCH)).unwrap();
+    serve_at(config, EPOCH).await
+}
+
+/// `serve`, for an RM started `epoch_ms` by the wall clock.
+async fn serve_at(config: RmConfig, epoch_ms: u64) -> Server {
+    let service = Service::start(config, Clock::with_epoch_origin(epoch_ms)).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = oneshot::channel::<()>();
@@ -689,6 +695,65 @@ async fn rmadmin_refresh_nodes_resources_prints_what_changed() {
           line 2, column 51: property yarn.resource.dynamic.nodes: n1:8041 is listed, but yarn.resource.dynamic.n1:8041.vcores is not set: give its vcores too
         (nothing changed: the sizes in force stay)"#]]
     .assert_eq(&hide(&e.to_string()));
+    server.shutdown().await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_cli_shows_ended_apps_the_same_after_a_restart_with_the_state_store() {
+    let dir = temp_dir("cli-history");
+    let state = dir.join("state").display().to_string();
+    let config =
+        || RmConfig::from_texts(&site(&[("weft.rm.state-store.dir", &state)]), ALLOC).unwrap();
+    let server = serve(config()).await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    register(&mut nm, "n1:8041").await;
+    let done = submit(&mut alice, "a").await;
+    let killed = submit(&mut alice, "b").await;
+    let mut id = 0;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    let _: Value = alice
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{done}/register"),
+            Some(
+                &json!({"host": "am-host", "rpcPort": 4040, "trackingUrl": "http://am-host:4041/"}),
+            ),
+        )
+        .await
+        .unwrap();
+    tokio::time::advance(Duration::from_secs(7)).await;
+    let _: Value = alice
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{done}/finish"),
+            Some(&json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done"})),
+        )
+        .await
+        .unwrap();
+    cli::application_kill(&mut alice, std::slice::from_ref(&killed))
+        .await
+        .unwrap();
+    let ended = ["FINISHED".to_owned(), "KILLED".to_owned()];
+    let shown = async |c: &mut RmClient| {
+        let mut out = cli::application_list(c, &ended, &[], &[]).await.unwrap();
+        for app in [&done, &killed] {
+            out.push_str(&cli::application_status(c, app).await.unwrap());
+        }
+        out
+    };
+    let before = shown(&mut alice).await;
+    assert!(
+        before.contains("]):2\n") && before.contains("\tAM RPC Address : am-host:4040\n"),
+        "{before}"
+    );
+    server.shutdown().await;
+
+    tokio::time::advance(Duration::from_secs(60)).await;
+    let server = serve_at(config(), EPOCH + 67_000).await;
+    let mut alice = server.client("alice");
+    assert_eq!(shown(&mut alice).await, before);
     server.shutdown().await;
     std::fs::remove_dir_all(&dir).unwrap();
 }

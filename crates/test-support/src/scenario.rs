@@ -53,8 +53,8 @@ use std::fmt::Write as _;
 
 use weft_core::{
     AllocateRequest, Ask, ContainerState, ContainerStatus, CoreSettings, Drain, Event, FinalStatus,
-    Input, NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply, ResourceManager,
-    Submission,
+    Input, LifetimeError, NodeHeartbeat, NodeRegistration, Output, RecoveredContainer, Reply,
+    ResourceManager, Submission,
 };
 use weft_model::{
     AppId, AppPriority, ContainerId, Duration, NodeId, Priority, QueuePath, Resource, Time,
@@ -67,6 +67,9 @@ use weft_queue_tree::site::{HadoopConfig, SchedulerSettings};
 pub struct Scenario {
     rm: ResourceManager,
     now: Time,
+    /// The core time the scenario started at; every time it reads or shows
+    /// is counted from here, so a scenario reads the same from any start.
+    start: Time,
     config: AllocConfig,
     properties: Vec<(String, String)>,
     nodes: BTreeMap<String, NodeId>,
@@ -87,14 +90,23 @@ impl Default for Scenario {
 impl Scenario {
     /// An empty cluster with default settings and queues.
     pub fn new() -> Scenario {
+        Scenario::starting_at(Time::ZERO)
+    }
+
+    /// `new`, with the core's clock starting at `start` rather than zero,
+    /// as a driver whose time origin lies before its own start (the RM
+    /// service after a restart with finished apps in its state store)
+    /// starts it. The text in and out is the same as from zero.
+    pub fn starting_at(start: Time) -> Scenario {
         let config = AllocConfig::default();
         Scenario {
             rm: ResourceManager::new(
                 config.clone(),
                 settings_from(&[]).expect("defaults are valid"),
-                Time::ZERO,
+                start,
             ),
-            now: Time::ZERO,
+            now: start,
+            start,
             config,
             properties: Vec::new(),
             nodes: BTreeMap::new(),
@@ -479,7 +491,11 @@ impl Scenario {
                         .iter()
                         .map(|c| self.container_name(c))
                         .collect();
-                    parts.push(format!("preempt {} by {}", names.join(" "), p.deadline));
+                    parts.push(format!(
+                        "preempt {} by {}",
+                        names.join(" "),
+                        self.shown(p.deadline)
+                    ));
                 }
                 parts.push(format!("headroom {}", res(&reply.available)));
                 if !reply.updated_nodes.is_empty() {
@@ -657,7 +673,7 @@ impl Scenario {
         let since_start: Duration = at
             .parse()
             .map_err(|e: weft_model::DurationParseError| e.to_string())?;
-        let expiry = Time::ZERO + since_start;
+        let expiry = self.start + since_start;
         Ok(self.input(Input::SetAppLifetime { app, expiry }))
     }
 
@@ -687,7 +703,7 @@ impl Scenario {
             Some("queues") => Ok(self.show_queues()),
             Some("apps") => Ok(self.show_apps()),
             Some("nodes") => Ok(self.show_nodes()),
-            Some("time") => Ok(format!("{}\n", self.now)),
+            Some("time") => Ok(format!("{}\n", self.shown(self.now))),
             other => Err(format!("show what? {other:?} (queues, apps, nodes, time)")),
         }
     }
@@ -847,7 +863,15 @@ impl Scenario {
                 let _ = writeln!(text, "error: {e}");
             }
             Reply::LifetimeSet(Ok(expiry)) => {
-                let _ = writeln!(text, "expires at {expiry}");
+                let _ = writeln!(text, "expires at {}", self.shown(*expiry));
+            }
+            Reply::LifetimeSet(Err(LifetimeError::NotInFuture { app, expiry, now })) => {
+                let e = LifetimeError::NotInFuture {
+                    app: *app,
+                    expiry: self.shown(*expiry),
+                    now: self.shown(*now),
+                };
+                let _ = writeln!(text, "error: {e}");
             }
             Reply::LifetimeSet(Err(e)) => {
                 let _ = writeln!(text, "error: {e}");
@@ -976,12 +1000,13 @@ impl Scenario {
                     if !self.show_updates {
                         continue;
                     }
-                    format!("update at {at}")
+                    format!("update at {}", self.shown(*at))
                 }
                 Event::AppLifetimeExpired { app, queue, expiry } => {
                     format!(
-                        "{} lifetime expired at {expiry} in {queue}",
-                        self.app_name(app)
+                        "{} lifetime expired at {} in {queue}",
+                        self.app_name(app),
+                        self.shown(*expiry)
                     )
                 }
                 Event::AppLifetimeChanged {
@@ -989,9 +1014,10 @@ impl Scenario {
                     previous,
                     expiry,
                 } => format!(
-                    "{} lifetime expiry {} -> {expiry}",
+                    "{} lifetime expiry {} -> {}",
                     self.app_name(app),
-                    previous.map_or_else(|| "none".to_owned(), |t| t.to_string())
+                    previous.map_or_else(|| "none".to_owned(), |t| self.shown(t).to_string()),
+                    self.shown(*expiry)
                 ),
                 Event::PlacementFailed { app, error } => {
                     format!("{} placement failed: {error}", self.app_name(app))
@@ -1027,9 +1053,10 @@ impl Scenario {
                     deadline,
                     ..
                 } => format!(
-                    "preempt {} for {} by {deadline}",
+                    "preempt {} for {} by {}",
                     self.container_name(container),
-                    self.app_name(for_app)
+                    self.app_name(for_app),
+                    self.shown(*deadline)
                 ),
                 Event::PreemptionKilled {
                     container, for_app, ..
@@ -1060,6 +1087,11 @@ impl Scenario {
             text.push('\n');
         }
         text
+    }
+
+    /// `t` as the scenario shows it: counted from its start.
+    fn shown(&self, t: Time) -> Time {
+        Time::from_millis(t.since(self.start).as_millis())
     }
 
     /// The node a name stands for; a name never registered goes to the core as
@@ -1295,7 +1327,14 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
 /// actual output in place of the expected one), so a harness can compare it
 /// with the original or write it back.
 pub fn run_file(text: &str) -> String {
-    let mut scenario = Scenario::new();
+    run_file_from(text, Time::ZERO)
+}
+
+/// `run_file` with the core's clock starting at `start`: the same file
+/// must give the same text from any start, since the scenario counts every
+/// time it reads or shows from there.
+pub fn run_file_from(text: &str, start: Time) -> String {
+    let mut scenario = Scenario::starting_at(start);
     let mut out = String::new();
     for case in parse_cases(text) {
         if !out.is_empty() {

@@ -289,12 +289,10 @@ pub struct AppTimeoutDto {
 
 /// When `app` is (or was) killed for its lifetime, in wall-clock ms.
 pub fn lifetime_expiry_ms(app: &AppView, epoch_origin_ms: u64) -> Option<u64> {
-    app.extra.expired_before_start_ms.or_else(|| {
-        app.report
-            .record
-            .lifetime_expiry
-            .map(|t| epoch_origin_ms.saturating_add(t.as_millis()))
-    })
+    app.report
+        .record
+        .lifetime_expiry
+        .map(|t| epoch_origin_ms.saturating_add(t.as_millis()))
 }
 
 impl AppTimeoutDto {

@@ -47,11 +47,13 @@ pub struct ClusterInfoDto {
 }
 
 impl ClusterInfoDto {
-    /// The info of an RM started at `started_on` with cluster id `id`.
-    pub fn new(id: u64, started_on: EpochMillis) -> ClusterInfoDto {
+    /// The info of an RM started at `started_on`, which is also its
+    /// cluster id, as in Hadoop (not the time origin of its clock, which a
+    /// state store may have moved further back).
+    pub fn new(started_on: EpochMillis) -> ClusterInfoDto {
         let version = env!("CARGO_PKG_VERSION");
         ClusterInfoDto {
-            id,
+            id: started_on,
             started_on,
             state: "STARTED".to_owned(),
             ha_state: "ACTIVE".to_owned(),

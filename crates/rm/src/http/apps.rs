@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use weft_core::{AppState, SubmitError};
-use weft_model::{AppId, AppPriority, QueuePath, Time};
+use weft_model::{AppId, AppPriority, QueuePath};
 
 use crate::actor::{AppSnapshot, RmError};
 use crate::dto::ResourceDto;
@@ -286,13 +286,8 @@ pub(super) async fn put_timeout(
             EpochMs(i64::try_from(now_ms).unwrap_or(i64::MAX))
         )));
     }
-    let since_origin = u64::try_from(expiry.0)
-        .unwrap_or(0)
-        .saturating_sub(clock.epoch_origin_ms());
-    let set = s
-        .rm()
-        .set_lifetime(app, who, Time::from_millis(since_origin))
-        .await?;
+    let at = clock.time_of_epoch_ms(u64::try_from(expiry.0).unwrap_or(0));
+    let set = s.rm().set_lifetime(app, who, at).await?;
     Ok(Wire::ok(
         format,
         "timeout",

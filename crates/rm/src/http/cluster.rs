@@ -34,8 +34,7 @@ use crate::dto::cluster::{NodeResizeDto, RefreshNodesResourcesDto};
 use crate::dynamic_resources::DynamicResources;
 
 pub(super) async fn info(State(s): State<ApiState>, format: Format) -> Wire<ClusterInfoDto> {
-    let view = s.rm().view();
-    let mut info = ClusterInfoDto::new(s.0.cluster_id, view.epoch_origin_ms);
+    let mut info = ClusterInfoDto::new(s.0.cluster_id);
     if s.0.service.state_store.is_some() {
         "weft.JsonLinesStateStore".clone_into(&mut info.rm_state_store_name);
     }

@@ -1967,6 +1967,7 @@ mod audit;
 mod decommission;
 mod dynamic_resources;
 mod explain;
+mod history;
 mod lifetime;
 mod node_health;
 mod node_resize;

@@ -82,10 +82,11 @@ impl DrainStore {
     pub(crate) fn open(
         dir: &Path,
     ) -> Result<(DrainStore, Vec<StoredDrain>, Vec<String>), StateStoreError> {
-        let (lines, folded, warnings) = JsonLines::open::<LiveDrains>(
+        let (lines, folded, warnings) = JsonLines::open(
             dir,
             DRAINS_FILE_NAME,
             "drains started or changed from now on will not survive a restart",
+            LiveDrains::default(),
         )?;
         let live = folded.0;
         let drains = live.values().cloned().collect();
@@ -334,8 +335,8 @@ mod tests {
         let dir = temp_dir("beside");
         let (mut store, _, _) = DrainStore::open(&dir).unwrap();
         store.draining(drain("h1:8041", 1, 5));
-        let (_apps, apps, warnings) = crate::state_store::StateStore::open(&dir).unwrap();
-        assert!(apps.is_empty() && warnings.is_empty());
+        let (_apps, stored, warnings) = crate::state_store::StateStore::open(&dir, 10, 0).unwrap();
+        assert!(stored.apps.is_empty() && stored.ended.is_empty() && warnings.is_empty());
         let (_store, drains, _) = DrainStore::open(&dir).unwrap();
         assert_eq!(drains.len(), 1);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use super::StateStoreError;
 
 /// What one file's records fold into.
-pub(super) trait Fold: Default {
+pub(super) trait Fold {
     /// One line of the file.
     type Record: Serialize + DeserializeOwned;
 
@@ -39,14 +39,16 @@ pub(super) struct JsonLines {
 }
 
 impl JsonLines {
-    /// Opens (creating if needed) `dir/name`: what its lines fold into,
-    /// warnings about the lines skipped (appended to `dir/name.skipped`),
-    /// and the file, now holding only the live records. `loss` finishes the
-    /// error logged if a write fails ("... will not survive a restart").
+    /// Opens (creating if needed) `dir/name`: what its lines fold into
+    /// (starting from `empty`), warnings about the lines skipped (appended
+    /// to `dir/name.skipped`), and the file, now holding only the live
+    /// records. `loss` finishes the error logged if a write fails ("...
+    /// will not survive a restart").
     pub(super) fn open<F: Fold>(
         dir: &Path,
         name: &str,
         loss: &'static str,
+        empty: F,
     ) -> Result<(JsonLines, F, Vec<String>), StateStoreError> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let path = dir.join(name);
@@ -57,7 +59,7 @@ impl JsonLines {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io(&path)(e)),
         };
-        let (folded, skipped) = fold::<F>(&bytes, &path);
+        let (folded, skipped) = fold(empty, &bytes, &path);
         let mut warnings = Vec::with_capacity(skipped.len());
         if !skipped.is_empty() {
             // Kept before compacting, which would delete them for good.
@@ -132,10 +134,9 @@ struct Skipped<'a> {
     warning: String,
 }
 
-/// Folds the file's lines, in order, and returns the lines skipped, each
-/// with its warning.
-fn fold<'a, F: Fold>(bytes: &'a [u8], path: &Path) -> (F, Vec<Skipped<'a>>) {
-    let mut folded = F::default();
+/// Folds the file's lines into `folded`, in order, and returns the lines
+/// skipped, each with its warning.
+fn fold<'a, F: Fold>(mut folded: F, bytes: &'a [u8], path: &Path) -> (F, Vec<Skipped<'a>>) {
     let mut skipped = Vec::new();
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);

@@ -135,7 +135,7 @@ pub(crate) fn error(s: &ApiState, e: ApiError) -> Response {
 }
 
 fn document(s: &ApiState, view: &View, page: Page, status: StatusCode) -> Response {
-    let info = ClusterInfoDto::new(s.0.cluster_id, view.epoch_origin_ms);
+    let info = ClusterInfoDto::new(s.0.cluster_id);
     let mut h = Html::new();
     h.markup("<!DOCTYPE html>");
     h.el("html", &[("lang", "en")], |h| {
