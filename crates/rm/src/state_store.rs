@@ -11,8 +11,9 @@
 //!
 //! At start the file is read, folded into the apps still alive and the
 //! newest ended ones (`yarn.resourcemanager.state-store.max-completed-applications`
-//! of them), and rewritten with only those, so it never grows beyond them
-//! plus what happened since the last start; the actor then feeds each to
+//! of them), and rewritten with only those; while the RM runs it is
+//! rewritten so again whenever enough was appended (`lines`), so it never
+//! grows far beyond them. The actor feeds each to
 //! the core (`Input::EndedAppRecovered`, `Input::AppRecovered`), with a
 //! clock whose origin reaches back to the earliest time they hold.
 //! Containers are not stored: nodes bring theirs back when they
@@ -109,7 +110,7 @@ pub struct Stored {
 /// The open store: the live apps it knows, and the file it appends to.
 #[derive(Debug)]
 pub struct StateStore {
-    lines: JsonLines,
+    lines: JsonLines<KeptApps>,
     /// Apps stored and not ended: records about others are not written.
     live: BTreeSet<AppId>,
     /// Live apps whose first container's allocation is not stored yet.
@@ -284,13 +285,13 @@ impl StateStore {
         max_ended: usize,
         started_ms: u64,
     ) -> Result<(StateStore, Stored, Vec<String>), StateStoreError> {
-        let (lines, folded, warnings) = JsonLines::open(
+        let (lines, warnings) = JsonLines::open(
             dir,
             STATE_FILE_NAME,
             "applications submitted from now on will not survive a restart",
             KeptApps::new(max_ended, started_ms),
         )?;
-        let stored = folded.into_stored();
+        let stored = lines.folded().stored();
         let live = stored
             .apps
             .iter()
@@ -343,13 +344,13 @@ impl StateStore {
             submitted_ms: Some(submitted_ms),
             launched_ms: None,
         };
-        self.lines.append(&record);
+        self.lines.append(record);
     }
 
     /// The app was given a new lifetime expiry (ms since the epoch).
     pub(crate) fn lifetime_set(&mut self, app: AppId, expiry: u64) {
         if self.live.contains(&app) {
-            self.lines.append(&Record::LifetimeSet {
+            self.lines.append(Record::LifetimeSet {
                 app: app.to_string(),
                 expiry,
             });
@@ -360,7 +361,7 @@ impl StateStore {
     /// only, which is when the app was launched.
     pub(crate) fn container_allocated(&mut self, app: AppId, at_ms: u64) {
         if self.unlaunched.remove(&app) {
-            self.lines.append(&Record::Launched {
+            self.lines.append(Record::Launched {
                 app: app.to_string(),
                 at_ms,
             });
@@ -370,7 +371,7 @@ impl StateStore {
     /// An attempt's AM container was allocated.
     pub(crate) fn am_allocated(&mut self, container: ContainerId) {
         if self.live.contains(&container.app()) {
-            self.lines.append(&Record::AmAllocated {
+            self.lines.append(Record::AmAllocated {
                 container: container.to_string(),
             });
         }
@@ -379,7 +380,7 @@ impl StateStore {
     /// An attempt failed and the next one starts.
     pub(crate) fn attempt_failed(&mut self, app: AppId) {
         if self.live.contains(&app) {
-            self.lines.append(&Record::AttemptFailed {
+            self.lines.append(Record::AttemptFailed {
                 app: app.to_string(),
             });
         }
@@ -408,7 +409,7 @@ impl StateStore {
     fn end(&mut self, app: AppId, report: Option<Box<EndedReport>>) {
         if self.live.remove(&app) {
             self.unlaunched.remove(&app);
-            self.lines.append(&Record::Ended {
+            self.lines.append(Record::Ended {
                 app: app.to_string(),
                 report,
             });
@@ -536,6 +537,7 @@ impl StoredEndedApp {
 
 /// What the file folds into: the apps alive at its end, in the order they
 /// were submitted, and the newest ended ones, in the order they ended.
+#[derive(Debug)]
 struct KeptApps {
     apps: BTreeMap<AppId, StoredApp>,
     order: Vec<AppId>,
@@ -563,22 +565,18 @@ impl KeptApps {
         }
     }
 
-    fn into_stored(self) -> Stored {
-        let KeptApps {
-            mut apps,
-            order,
-            mut ended,
-            ended_order,
-            ..
-        } = self;
+    fn stored(&self) -> Stored {
         Stored {
-            apps: order
-                .into_iter()
-                .filter_map(|id| apps.remove(&id))
+            apps: self
+                .order
+                .iter()
+                .filter_map(|id| self.apps.get(id))
+                .cloned()
                 .collect(),
-            ended: ended_order
-                .into_values()
-                .filter_map(|id| ended.remove(&id).map(|(_, e)| e))
+            ended: self
+                .ended_order
+                .values()
+                .filter_map(|id| self.ended.get(id).map(|(_, e)| e.clone()))
                 .collect(),
         }
     }
@@ -1210,6 +1208,59 @@ mod tests {
         let (_store, fewer, _) = StateStore::open(&dir, 1, ORIGIN).unwrap();
         let ids: Vec<String> = fewer.ended.iter().map(|e| e.app().to_string()).collect();
         assert_eq!(ids, ["application_7_0003"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_long_run_compacts_the_file_while_appending_and_it_reads_back_the_same() {
+        let dir = temp_dir("running-compaction");
+        let clock = Clock::with_epoch_origin(ORIGIN);
+        let (mut store, _, _) = StateStore::open(&dir, 3, ORIGIN).unwrap();
+        store.lines.set_compaction_floor(4096);
+        let queue: QueuePath = "root.a".parse().unwrap();
+        let path = dir.join(STATE_FILE_NAME);
+        let mut largest = 0;
+        // Apps come and go, two at a time alive: without compaction the
+        // file would hold every one of them.
+        for seq in 1..=200 {
+            store.submitted(
+                &submission(seq, true),
+                &queue,
+                &AppExtra::default(),
+                None,
+                ORIGIN + u64::from(seq),
+            );
+            store.container_allocated(AppId::new(7, seq), ORIGIN + u64::from(seq) + 1);
+            if seq > 2 {
+                let done = seq - 2;
+                let record = ended_record(done, AppState::Finished, 10_000 + u64::from(done));
+                store.ended(AppId::new(7, done), Some(&record), None, &clock);
+            }
+            largest = largest.max(std::fs::metadata(&path).unwrap().len());
+        }
+        // Bounded by the floor plus what is live, not by the 200 apps.
+        assert!(largest < 3 * 4096, "the file reached {largest} bytes");
+        drop(store);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("application_7_0001\""), "{text}");
+        let (_store, stored, warnings) = StateStore::open(&dir, 3, ORIGIN).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let live: Vec<String> = stored
+            .apps
+            .iter()
+            .map(|a| a.recovered.submission.app.to_string())
+            .collect();
+        assert_eq!(live, ["application_7_0199", "application_7_0200"]);
+        let ended: Vec<String> = stored.ended.iter().map(|e| e.app().to_string()).collect();
+        assert_eq!(
+            ended,
+            [
+                "application_7_0196",
+                "application_7_0197",
+                "application_7_0198"
+            ]
+        );
+        assert!(stored.apps.iter().all(|a| a.launched_ms.is_some()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -48,7 +48,7 @@ pub(crate) struct StoredDrain {
 /// The open file: the drains it holds, and the file it appends to.
 #[derive(Debug)]
 pub(crate) struct DrainStore {
-    lines: JsonLines,
+    lines: JsonLines<LiveDrains>,
     /// The drains stored and not ended, with their last terms.
     live: BTreeMap<NodeId, StoredDrain>,
 }
@@ -82,13 +82,13 @@ impl DrainStore {
     pub(crate) fn open(
         dir: &Path,
     ) -> Result<(DrainStore, Vec<StoredDrain>, Vec<String>), StateStoreError> {
-        let (lines, folded, warnings) = JsonLines::open(
+        let (lines, warnings) = JsonLines::open(
             dir,
             DRAINS_FILE_NAME,
             "drains started or changed from now on will not survive a restart",
             LiveDrains::default(),
         )?;
-        let live = folded.0;
+        let live = lines.folded().0.clone();
         let drains = live.values().cloned().collect();
         Ok((DrainStore { lines, live }, drains, warnings))
     }
@@ -109,14 +109,14 @@ impl DrainStore {
         if self.live.get(&drain.node) == Some(&drain) {
             return;
         }
-        self.lines.append(&to_record(&drain));
+        self.lines.append(to_record(&drain));
         self.live.insert(drain.node.clone(), drain);
     }
 
     /// `node`'s drain ended; nothing is written if none was stored.
     pub(crate) fn ended(&mut self, node: &NodeId) {
         if self.live.remove(node).is_some() {
-            self.lines.append(&Record::Ended {
+            self.lines.append(Record::Ended {
                 node: node.to_string(),
             });
         }
@@ -135,7 +135,7 @@ fn to_record(d: &StoredDrain) -> Record {
 }
 
 /// The drains under way at the file's end, by node.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct LiveDrains(BTreeMap<NodeId, StoredDrain>);
 
 impl Fold for LiveDrains {

@@ -4,6 +4,15 @@
 //! only; afterwards one `write` per record, no `fsync`, and a failed write
 //! reported once. What a record means, and which are live, is each file's
 //! own business (`Fold`).
+//!
+//! Every record appended is folded in too, so the fold always says what
+//! the file says, and once the lines appended since the last compaction
+//! outweigh what is live (and at least `COMPACT_FLOOR` bytes), the file is
+//! compacted again while the RM runs, as at open. Without that, an RM that
+//! runs for months would append every submission and end to a file that
+//! only its next start shrinks, and that start would read all of it. The
+//! rewrite is proportional to what is live and happens only after at least
+//! as much was appended, so it costs O(1) per record over time.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
@@ -27,29 +36,40 @@ pub(super) trait Fold {
     fn compacted(&self) -> Vec<Self::Record>;
 }
 
-/// One open file of records.
+/// Bytes appended since the last compaction below which the file is not
+/// compacted, however little is live: a rewrite (with its `fsync`) runs on
+/// the scheduler's task, so it should be rare.
+const COMPACT_FLOOR: u64 = 64 << 20;
+
+/// One open file of records, and what they fold into.
 #[derive(Debug)]
-pub(super) struct JsonLines {
+pub(super) struct JsonLines<F> {
     path: PathBuf,
     file: File,
+    folded: F,
+    /// Bytes written by the last compaction, and appended since.
+    compacted_len: u64,
+    appended: u64,
+    /// `COMPACT_FLOOR`, smaller in tests.
+    floor: u64,
     /// What is lost when writes fail, for the one error logged.
     loss: &'static str,
     /// Set after the first write error, so a full disk is reported once.
     broken: bool,
 }
 
-impl JsonLines {
+impl<F: Fold> JsonLines<F> {
     /// Opens (creating if needed) `dir/name`: what its lines fold into
     /// (starting from `empty`), warnings about the lines skipped (appended
     /// to `dir/name.skipped`), and the file, now holding only the live
     /// records. `loss` finishes the error logged if a write fails ("...
     /// will not survive a restart").
-    pub(super) fn open<F: Fold>(
+    pub(super) fn open(
         dir: &Path,
         name: &str,
         loss: &'static str,
         empty: F,
-    ) -> Result<(JsonLines, F, Vec<String>), StateStoreError> {
+    ) -> Result<(JsonLines<F>, Vec<String>), StateStoreError> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let path = dir.join(name);
         // Bytes, not text: a write torn inside a character is one bad line,
@@ -77,28 +97,18 @@ impl JsonLines {
                 .and_then(|mut f| f.write_all(&text))
                 .map_err(io(&kept))?;
         }
-        // Compact: the live records only, written aside and renamed over.
-        let tmp = dir.join(format!("{name}.tmp"));
-        let mut out = Vec::new();
-        for record in folded.compacted() {
-            serde_json::to_writer(&mut out, &record).expect("records serialize");
-            out.push(b'\n');
-        }
-        let mut file = File::create(&tmp).map_err(io(&tmp))?;
-        file.write_all(&out).map_err(io(&tmp))?;
-        file.sync_all().map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io(&path))?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .map_err(io(&path))?;
+        let (file, compacted_len) = rewrite(&path, &folded)?;
         let lines = JsonLines {
             path,
             file,
+            folded,
+            compacted_len,
+            appended: 0,
+            floor: COMPACT_FLOOR,
             loss,
             broken: false,
         };
-        Ok((lines, folded, warnings))
+        Ok((lines, warnings))
     }
 
     /// The file written.
@@ -106,19 +116,79 @@ impl JsonLines {
         &self.path
     }
 
-    /// Appends one record; after a failed write, nothing more is written.
-    pub(super) fn append(&mut self, record: &impl Serialize) {
+    /// What the file's records fold into now.
+    pub(super) fn folded(&self) -> &F {
+        &self.folded
+    }
+
+    /// Appends one record and folds it in; after a failed write, nothing
+    /// more is written. Compacts the file when enough was appended.
+    pub(super) fn append(&mut self, record: F::Record) {
         if self.broken {
             return;
         }
-        let mut line = serde_json::to_vec(record).expect("records serialize");
+        let mut line = serde_json::to_vec(&record).expect("records serialize");
         line.push(b'\n');
         // One write on an O_APPEND file: a line is never interleaved.
         if let Err(e) = self.file.write_all(&line) {
             self.broken = true;
             tracing::error!(path = %self.path.display(), error = %e, "cannot write the state store; {}", self.loss);
+            return;
+        }
+        if let Err(why) = self.folded.apply(record) {
+            // The next start would skip the line for the same reason.
+            tracing::warn!(path = %self.path.display(), "a record just written will be skipped at the next start: {why}");
+        }
+        self.appended += line.len() as u64;
+        if self.appended > self.floor.max(self.compacted_len) {
+            self.compact();
         }
     }
+
+    /// Rewrites the file with the live records only, as at open.
+    fn compact(&mut self) {
+        match rewrite(&self.path, &self.folded) {
+            Ok((file, len)) => {
+                tracing::info!(path = %self.path.display(), before = self.compacted_len + self.appended, after = len, "state store compacted");
+                self.file = file;
+                self.compacted_len = len;
+            }
+            // The old file is still whole and still appended to; try again
+            // once as much more has been appended.
+            Err(e) => {
+                tracing::error!(path = %self.path.display(), error = %e, "cannot compact the state store; it keeps growing until a compaction succeeds")
+            }
+        }
+        self.appended = 0;
+    }
+
+    #[cfg(test)]
+    pub(super) fn set_compaction_floor(&mut self, floor: u64) {
+        self.floor = floor;
+    }
+}
+
+/// Writes the live records of `folded` aside, syncs them and renames them
+/// over `path` (so a crash leaves the old file or the new, never a part),
+/// then opens the new file for appending; with the bytes written.
+fn rewrite<F: Fold>(path: &Path, folded: &F) -> Result<(File, u64), StateStoreError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let mut out = Vec::new();
+    for record in folded.compacted() {
+        serde_json::to_writer(&mut out, &record).expect("records serialize");
+        out.push(b'\n');
+    }
+    let mut file = File::create(&tmp).map_err(io(&tmp))?;
+    file.write_all(&out).map_err(io(&tmp))?;
+    file.sync_all().map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))?;
+    let file = OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(io(path))?;
+    Ok((file, out.len() as u64))
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StateStoreError {
