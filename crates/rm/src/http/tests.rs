@@ -1973,4 +1973,5 @@ mod explain;
 mod lifetime;
 mod node_health;
 mod node_resize;
+mod topology;
 mod ui;
