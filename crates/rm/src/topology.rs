@@ -276,7 +276,7 @@ enum ResolveError {
     Spawn(std::io::Error),
     #[error("the script timed out after {} ms and was killed", .0.as_millis())]
     Timeout(Duration),
-    #[error("the script exited with {status}{}", stderr_tail(.stderr))]
+    #[error("the script failed ({status}){}", stderr_tail(.stderr))]
     Failed { status: ExitStatus, stderr: String },
     #[error("the script printed {n} racks for one host (output {output:?})")]
     WrongCount { n: usize, output: String },
@@ -648,7 +648,7 @@ case "$1" in 10.0.0.*) echo /dc1/rack1/ ;; *) echo /default-rack ;; esac"#,
         );
         assert_eq!(
             run("echo oops >&2; exit 3"),
-            "the script exited with exit status: 3: oops"
+            "the script failed (exit status: 3): oops"
         );
         std::fs::remove_file(dir.0.join("rack.sh")).unwrap();
         let gone = Topology::Script(dir.0.join("rack.sh"));
