@@ -2,7 +2,7 @@
 //! file (`yarn-site.xml`), read into a typed [`SchedulerSettings`], and the
 //! request normalisation those settings imply.
 //!
-//! Two layers. [`HadoopConfig`] reads any `<configuration><property>` file and
+//! Two steps. [`HadoopConfig`] reads any `<configuration><property>` file and
 //! remembers where each property was set; the RM service reads its own
 //! `weft.*` properties through it too. [`SchedulerSettings::from_config`]
 //! turns the scheduler's properties into typed values with Hadoop's defaults,
@@ -45,7 +45,7 @@ use std::fmt;
 use weft_model::{Duration, ResourceType};
 
 pub use allocation::{AllocationLimits, AllocationLimitsError};
-pub use hadoop_config::{HadoopConfig, Property};
+pub use hadoop_config::{HadoopConfig, Layer, Property};
 pub use settings::{
     Fraction, HeartbeatAssignment, LocalityDelay, LocalityRelaxation, LocalityThreshold, MaxAssign,
     OpportunityThresholds, PreemptionModel, SchedulerSettings, TimeDelays, UnknownPreemptionModel,
@@ -62,9 +62,14 @@ pub fn parse_site_file(text: &str) -> Result<(SchedulerSettings, Vec<SiteWarning
 }
 
 /// A position in the configuration text, both 1-based; the column counts
-/// characters, not bytes.
+/// characters, not bytes. Positions order by text, then line, then column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
+    /// Which text of a layered configuration the position is in, counted
+    /// from 0 in the order the texts were layered
+    /// ([`HadoopConfig::parse_layered`]); 0 for a single text. It is not
+    /// shown: whoever named the texts puts the name in front.
+    pub layer: u8,
     /// Line number, from 1.
     pub line: u32,
     /// Column number in characters, from 1.
@@ -223,6 +228,13 @@ pub enum SiteProblem {
     },
 }
 
+fn in_text(name: &Option<String>) -> String {
+    match name {
+        Some(name) => format!(" of {name}"),
+        None => String::new(),
+    }
+}
+
 fn describe(name: &Option<String>) -> String {
     match name {
         Some(name) => name.clone(),
@@ -266,7 +278,8 @@ pub enum SiteWarning {
     },
     /// A later value of a property marked final; it is ignored (Hadoop's rule).
     #[error(
-        "{location}: property {name} is final (set at {final_at}); this later value is ignored"
+        "{location}: property {name} is final (set at {final_at}{}); this later value is ignored",
+        in_text(.final_in)
     )]
     FinalOverride {
         /// Where the ignored value is.
@@ -275,6 +288,9 @@ pub enum SiteWarning {
         name: String,
         /// Where the final value is.
         final_at: Location,
+        /// The name of the text the final value is in, when that is an
+        /// earlier text of a layered configuration than this value's.
+        final_in: Option<String>,
     },
     /// A `<property>` without a name; ignored, as Hadoop does.
     #[error("{location}: a <property> without a <name> is ignored")]

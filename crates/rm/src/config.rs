@@ -1,12 +1,19 @@
-//! Startup configuration: where the two files come from (a directory, or
-//! the copies built into the binary), reading them, and the service's own
-//! properties (`weft.*`, and the YARN and Hadoop ones the service rather
-//! than the scheduler reads) next to the scheduler's in `weft-site.xml`.
+//! Startup configuration: where the files come from (a directory, or the
+//! copies built into the binary), reading them, and the service's own
+//! properties next to the scheduler's: Weft's `weft.*` ones and the
+//! ResourceManager names of Hadoop's `yarn-site.xml` and `core-site.xml`
+//! that the service reads, refuses or warns about.
+//!
+//! A directory's `core-site.xml`, `yarn-site.xml` and `weft-site.xml` are
+//! read as one configuration, layered in that order as Hadoop layers its
+//! resources, so a Hadoop configuration directory works as it is and
+//! `weft-site.xml` overrides it.
 //!
 //! Parsing the scheduler's properties and the allocation file is
 //! `weft-queue-tree`'s; this module reads files, resolves paths, and turns
 //! every problem into one `ConfigError` naming the file, line and column.
-//! Watching the allocation file afterwards is `reload`'s job.
+//! Watching the allocation file afterwards is `reload`'s job; resolving
+//! racks with the topology mapping named here is `topology`'s.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -15,12 +22,15 @@ use std::path::{Path, PathBuf};
 use weft_core::CoreSettings;
 use weft_model::Duration;
 use weft_queue_tree::alloc_file::parse_alloc_file;
-use weft_queue_tree::site::{HadoopConfig, Location, SchedulerSettings, SiteError};
+use weft_queue_tree::site::{
+    HadoopConfig, Layer, Location, SchedulerSettings, SiteError, SiteProblem,
+};
 use weft_queue_tree::{Acl, AllocFileError, GroupFile, GroupFileError, LoadedAllocConfig};
 
 use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::groups::{GroupCacheSettings, GroupSource, MappingClass};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
+use crate::topology::{Topology, TopologyError};
 
 /// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
 pub const EMBEDDED_ALLOC_FILE: &str = include_str!("../../../conf/fair-scheduler.xml");
@@ -29,6 +39,15 @@ pub const EMBEDDED_SITE_FILE: &str = include_str!("../../../conf/weft-site.xml")
 
 /// The site file's name in a configuration directory.
 pub const SITE_FILE_NAME: &str = "weft-site.xml";
+
+/// Hadoop's YARN site file, read under `weft-site.xml`.
+pub const YARN_SITE_FILE_NAME: &str = "yarn-site.xml";
+
+/// The site files of a configuration directory, in the order they are
+/// layered: Hadoop's `core-site.xml` (where the `net.topology.*` names
+/// live) under its `yarn-site.xml`, as a YARN daemon reads them, and
+/// Weft's own file on top. Those present are read.
+pub const SITE_FILES: [&str; 3] = ["core-site.xml", YARN_SITE_FILE_NAME, SITE_FILE_NAME];
 
 /// Everything the service starts with.
 #[derive(Clone, Debug)]
@@ -50,6 +69,8 @@ pub struct RmConfig {
     pub hosts: HostLists,
     /// The sizes `dynamic-resources.xml` gives nodes, as first read.
     pub dynamic_resources: DynamicResources,
+    /// How nodes' racks are resolved: the table read, the script checked.
+    pub topology: Topology,
     /// What looked wrong without being fatal, one line each with file and position.
     pub warnings: Vec<String>,
 }
@@ -72,13 +93,19 @@ impl fmt::Display for ConfSource {
     }
 }
 
-/// The service's settings: `weft.*` properties plus the few YARN RM ones
-/// the service (rather than the scheduler) reads, and Hadoop's group
-/// mapping (`hadoop.security.group*`), which Hadoop keeps in core-site.xml.
+/// The service's settings: `weft.*` properties plus the YARN RM (and
+/// `net.topology.*`) ones the service (rather than the scheduler) reads,
+/// and Hadoop's group mapping (`hadoop.security.group*`), which Hadoop
+/// keeps in core-site.xml.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServiceSettings {
-    /// `weft.rm.listen` (default `127.0.0.1:8088`); `--listen` overrides it.
-    pub listen: SocketAddr,
+    /// `weft.rm.listen`, else Hadoop's `yarn.resourcemanager.webapp.address`
+    /// (with `yarn.resourcemanager.hostname` and `bind-host`) when the site
+    /// files set any of the three, else `127.0.0.1:8088`; `--listen`
+    /// overrides it. The last is not Hadoop's default (`0.0.0.0:8088`): the
+    /// API takes callers at their word (`user.name`), so an RM started with
+    /// nothing said listens where only its own machine reaches it.
+    pub listen: ListenAddress,
     /// `weft.rm.alloc-file.reload-interval-ms` (default 10 s, Hadoop's
     /// constant): how often the allocation file's modification time is polled.
     pub alloc_reload_interval: Duration,
@@ -146,16 +173,93 @@ pub struct ServiceSettings {
     /// (default true): a draining node also waits for the apps that ran
     /// containers on it to finish, as Hadoop's watcher always does.
     pub decommission_wait_for_apps: bool,
+    /// Hadoop's `net.topology.node.switch.mapping.impl` with
+    /// `net.topology.script.file.name` or `net.topology.table.file.name`
+    /// (default: none, the racks nodes declare stand; paths relative to the
+    /// configuration directory).
+    pub rack_mapping: RackMapping,
+    /// `weft.rm.topology.timeout-ms` (default 10 s): how long a
+    /// registration waits for its host's rack before the node goes in
+    /// `/default-rack`.
+    pub topology_timeout: Duration,
     /// The configuration directory the service started from (`None`: the
-    /// built-in copies); `refresh-nodes` reads its `weft-site.xml` again.
+    /// built-in copies); `refresh-nodes` reads its site files again.
     /// Not a property: set when the directory is loaded.
     pub conf_dir: Option<PathBuf>,
+}
+
+/// Where the RM serves HTTP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListenAddress {
+    /// An address.
+    Socket(SocketAddr),
+    /// A host name and port, looked up when the service binds: Hadoop's
+    /// `yarn.resourcemanager.webapp.address` is usually a name, and looking
+    /// it up while reading the files would make every reread of them
+    /// (`refresh-nodes`) depend on the name service.
+    Host {
+        /// The name.
+        host: String,
+        /// The port.
+        port: u16,
+    },
+}
+
+impl fmt::Display for ListenAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListenAddress::Socket(a) => write!(f, "{a}"),
+            ListenAddress::Host { host, port } => write!(f, "{host}:{port}"),
+        }
+    }
+}
+
+impl From<SocketAddr> for ListenAddress {
+    fn from(a: SocketAddr) -> ListenAddress {
+        ListenAddress::Socket(a)
+    }
+}
+
+/// Which topology mapping the site files name (Hadoop's
+/// `net.topology.node.switch.mapping.impl` and its file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RackMapping {
+    /// None: each node's declared rack stands. Weft's default, where
+    /// Hadoop's (a `ScriptBasedMapping` without a script) puts every node
+    /// in `/default-rack`.
+    #[default]
+    Declared,
+    /// `ScriptBasedMapping` with `net.topology.script.file.name` set.
+    Script {
+        /// The script.
+        path: PathBuf,
+    },
+    /// `TableMapping`, with `net.topology.table.file.name` if set.
+    Table {
+        /// The table file (`None`: every node in `/default-rack`, as in Hadoop).
+        path: Option<PathBuf>,
+    },
+}
+
+impl RackMapping {
+    /// The same mapping with a relative file resolved against `dir`.
+    fn resolved(self, dir: &Path) -> RackMapping {
+        match self {
+            RackMapping::Declared => RackMapping::Declared,
+            RackMapping::Script { path } => RackMapping::Script {
+                path: resolve(dir, &path.to_string_lossy()),
+            },
+            RackMapping::Table { path } => RackMapping::Table {
+                path: path.map(|p| resolve(dir, &p.to_string_lossy())),
+            },
+        }
+    }
 }
 
 impl Default for ServiceSettings {
     fn default() -> ServiceSettings {
         ServiceSettings {
-            listen: SocketAddr::from(([127, 0, 0, 1], 8088)),
+            listen: ListenAddress::Socket(SocketAddr::from(([127, 0, 0, 1], 8088))),
             alloc_reload_interval: Duration::from_millis(10_000),
             alloc_min_age: Duration::from_millis(5_000),
             view_refresh: Duration::from_millis(100),
@@ -173,6 +277,10 @@ impl Default for ServiceSettings {
             hosts_files: HostsFiles::default(),
             decommission_timeout: TimeoutSecs(3600),
             decommission_wait_for_apps: true,
+            rack_mapping: RackMapping::Declared,
+            topology_timeout: Duration::from_millis(
+                u64::try_from(crate::topology::DEFAULT_TIMEOUT.as_millis()).unwrap_or(u64::MAX),
+            ),
             conf_dir: None,
         }
     }
@@ -189,13 +297,12 @@ pub enum ConfigError {
         /// What the operating system said.
         source: std::io::Error,
     },
-    /// The site file is invalid.
-    #[error("{file}: {error}")]
+    /// A site file is invalid.
+    #[error("{}", render_site_errors(files))]
     Site {
-        /// The file (or `built-in weft-site.xml`).
-        file: String,
-        /// Every problem.
-        error: SiteError,
+        /// Each file with problems (or `built-in weft-site.xml`) and every
+        /// problem in it, in the order the files are layered.
+        files: Vec<(String, SiteError)>,
     },
     /// The allocation file is invalid.
     #[error("{file}: invalid allocation file:\n{}", indent(&error.to_string()))]
@@ -220,13 +327,15 @@ pub enum ConfigError {
     #[error(transparent)]
     DynamicResources(#[from] DynamicResourcesError),
     /// A service property has a bad value.
-    #[error("{file}: {}", render_service_problems(problems))]
+    #[error("{}", render_service_errors(files))]
     Service {
-        /// The file.
-        file: String,
-        /// Every problem.
-        problems: Vec<ServiceProblem>,
+        /// Each file with bad values and every one in it, in the order the
+        /// files are layered.
+        files: Vec<(String, Vec<ServiceProblem>)>,
     },
+    /// The topology mapping cannot be used.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
 }
 
 /// One bad service property.
@@ -250,9 +359,23 @@ fn indent(text: &str) -> String {
         .join("\n")
 }
 
-fn render_service_problems(problems: &[ServiceProblem]) -> String {
-    let lines: Vec<String> = problems.iter().map(|p| format!("\n  {p}")).collect();
-    format!("invalid service settings:{}", lines.concat())
+fn render_site_errors(files: &[(String, SiteError)]) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .map(|(file, error)| format!("{file}: {error}"))
+        .collect();
+    parts.join("\n")
+}
+
+fn render_service_errors(files: &[(String, Vec<ServiceProblem>)]) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .map(|(file, problems)| {
+            let lines: Vec<String> = problems.iter().map(|p| format!("\n  {p}")).collect();
+            format!("{file}: invalid service settings:{}", lines.concat())
+        })
+        .collect();
+    parts.join("\n")
 }
 
 /// The directory `weft rm` uses without `--conf`: `./conf` when it holds an
@@ -298,9 +421,9 @@ pub(crate) fn read_config_file(path: &Path) -> std::io::Result<String> {
 
 impl RmConfig {
     /// Reads the configuration in `dir`, or the built-in copies when `None`.
-    /// A directory without `weft-site.xml` means default settings; a missing
-    /// allocation file means default queues (as Hadoop runs without one),
-    /// watched in case it appears.
+    /// A directory with neither `weft-site.xml` nor `yarn-site.xml` means
+    /// default settings; a missing allocation file means default queues (as
+    /// Hadoop runs without one), watched in case it appears.
     pub fn load(dir: Option<&Path>) -> Result<RmConfig, ConfigError> {
         let Some(dir) = dir else {
             return RmConfig::from_texts(EMBEDDED_SITE_FILE, EMBEDDED_ALLOC_FILE);
@@ -335,7 +458,19 @@ impl RmConfig {
             .state_store
             .map(|p| resolve(dir, &p.to_string_lossy()));
         service.hosts_files = service.hosts_files.resolved(dir);
+        service.rack_mapping = service.rack_mapping.resolved(dir);
         service.conf_dir = Some(dir.to_owned());
+        let (topology, topology_warnings) = Topology::load(&service.rack_mapping)?;
+        warnings.extend(topology_warnings);
+        // Hadoop's default scheduler is not Weft's: a directory made for
+        // the CapacityScheduler runs with other queues than it says.
+        if site.scheduler_class.is_none() && dir.join("capacity-scheduler.xml").exists() {
+            warnings.push(format!(
+                "{}: not read: Hadoop's default scheduler is the CapacityScheduler, and Weft is a Fair Scheduler that takes its queues from the allocation file ({})",
+                dir.join("capacity-scheduler.xml").display(),
+                alloc_path.display()
+            ));
+        }
         let (hosts, host_warnings) = HostLists::load(&service.hosts_files)?;
         warnings.extend(host_warnings);
         let dynamic_path = dir.join(crate::dynamic_resources::FILE_NAME);
@@ -352,6 +487,7 @@ impl RmConfig {
             groups,
             hosts,
             dynamic_resources,
+            topology,
             warnings,
         })
     }
@@ -360,11 +496,16 @@ impl RmConfig {
     /// copies, and tests). File paths in it are taken as they are.
     pub fn from_texts(site_text: &str, alloc_text: &str) -> Result<RmConfig, ConfigError> {
         let mut warnings = Vec::new();
-        let site = parse_site("built-in weft-site.xml", site_text, &mut warnings)?;
+        let site = parse_site(
+            &[("built-in weft-site.xml".to_owned(), site_text.to_owned())],
+            &mut warnings,
+        )?;
         let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
         let groups = group_source(&site.service)?;
         let (hosts, host_warnings) = HostLists::load(&site.service.hosts_files)?;
         warnings.extend(host_warnings);
+        let (topology, topology_warnings) = Topology::load(&site.service.rack_mapping)?;
+        warnings.extend(topology_warnings);
         Ok(RmConfig {
             source: ConfSource::Embedded,
             alloc_path: None,
@@ -374,6 +515,7 @@ impl RmConfig {
             groups,
             hosts,
             dynamic_resources: DynamicResources::default(),
+            topology,
             warnings,
         })
     }
@@ -396,28 +538,34 @@ fn group_source(service: &ServiceSettings) -> Result<GroupSource, ConfigError> {
     }
 }
 
-/// `yarn.admin.acl` as `weft-site.xml` in `dir` now has it, with the
-/// warnings the whole file gives, for `refresh-admin-acls` (Hadoop's
-/// `refreshAdminAcls` re-reads yarn-site.xml). As for `refresh-nodes`, a
-/// site file with a problem anywhere is refused whole.
+/// `yarn.admin.acl` as the site files in `dir` now have it, with the
+/// warnings they give, for `refresh-admin-acls` (Hadoop's
+/// `refreshAdminAcls` re-reads yarn-site.xml). As for `refresh-nodes`, site
+/// files with a problem anywhere are refused whole.
 pub fn reread_admin_acl(dir: &Path) -> Result<(Acl, Vec<String>), ConfigError> {
     let mut warnings = Vec::new();
     let site = read_site(dir, &mut warnings)?;
     Ok((site.scheduler.admin_acl, warnings))
 }
 
-/// `weft-site.xml` in `dir`, or default settings (with a warning) when it
-/// is not there.
+/// The site files in `dir` (`SITE_FILES`, those present) as one
+/// configuration, or default settings (with a warning) when neither
+/// `weft-site.xml` nor `yarn-site.xml` is there.
 fn read_site(dir: &Path, warnings: &mut Vec<String>) -> Result<Site, ConfigError> {
-    let site_path = dir.join(SITE_FILE_NAME);
-    let site_name = site_path.display().to_string();
-    let site_text = if site_path.exists() {
-        read(&site_path)?
-    } else {
-        warnings.push(format!("{site_name}: not found; using default settings"));
-        "<configuration/>".to_owned()
-    };
-    parse_site(&site_name, &site_text, warnings)
+    let mut files = Vec::new();
+    for name in SITE_FILES {
+        let path = dir.join(name);
+        if path.exists() {
+            files.push((path.display().to_string(), read(&path)?));
+        }
+    }
+    if !dir.join(SITE_FILE_NAME).exists() && !dir.join(YARN_SITE_FILE_NAME).exists() {
+        warnings.push(format!(
+            "{}: not found (nor is {YARN_SITE_FILE_NAME}); using default settings",
+            dir.join(SITE_FILE_NAME).display()
+        ));
+    }
+    parse_site(&files, warnings)
 }
 
 /// The node-list settings of a site file: the properties `refresh-nodes`
@@ -455,10 +603,10 @@ impl ServiceSettings {
 }
 
 impl NodeListSettings {
-    /// Reads `weft-site.xml` in `dir` again for its node-list settings; with
-    /// the warnings the whole file gives. A site file with a problem
-    /// anywhere is refused as a whole, as it would be at start: applying
-    /// half of a file that would not start the RM would hide the mistake
+    /// Reads the site files in `dir` again for their node-list settings;
+    /// with the warnings they give. Site files with a problem anywhere are
+    /// refused as a whole, as they would be at start: applying half of a
+    /// configuration that would not start the RM would hide the mistake
     /// until the next restart.
     pub fn reread(dir: &Path) -> Result<(NodeListSettings, Vec<String>), ConfigError> {
         let mut warnings = Vec::new();
@@ -482,24 +630,48 @@ struct Site {
     scheduler: SchedulerSettings,
     core: CoreSettings,
     service: ServiceSettings,
+    /// `yarn.resourcemanager.scheduler.class` when set (it can only be
+    /// Hadoop's FairScheduler).
+    scheduler_class: Option<String>,
 }
 
-fn parse_site(name: &str, text: &str, warnings: &mut Vec<String>) -> Result<Site, ConfigError> {
-    let site_err = |error| ConfigError::Site {
-        file: name.to_owned(),
-        error,
+/// Reads `files` (each a name and its text, in layering order) as one
+/// configuration; every problem and warning names the file it is in.
+fn parse_site(files: &[(String, String)], warnings: &mut Vec<String>) -> Result<Site, ConfigError> {
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    let layers: Vec<Layer<'_>> = files
+        .iter()
+        .map(|(name, text)| Layer { name, text })
+        .collect();
+    let file_of = |location: Location| -> &str {
+        names
+            .get(usize::from(location.layer))
+            .copied()
+            .unwrap_or_default()
     };
-    let config = HadoopConfig::parse(text).map_err(site_err)?;
+    let site_err = |error: SiteError| ConfigError::Site {
+        files: by_file(&names, error.problems, SiteProblem::location)
+            .into_iter()
+            .map(|(file, problems)| (file, SiteError { problems }))
+            .collect(),
+    };
+    let config = HadoopConfig::parse_layered(&layers).map_err(site_err)?;
     let (scheduler, site_warnings) = SchedulerSettings::from_config(&config).map_err(site_err)?;
     for w in config.warnings().iter().chain(&site_warnings) {
-        warnings.push(format!("{name}: {w}"));
+        warnings.push(format!("{}: {w}", file_of(w.location())));
     }
     let (service, core_extra, service_warnings) =
         read_service(&config).map_err(|problems| ConfigError::Service {
-            file: name.to_owned(),
-            problems,
+            files: by_file(&names, problems, |p| p.location),
         })?;
-    warnings.extend(service_warnings.into_iter().map(|w| format!("{name}: {w}")));
+    warnings.extend(
+        service_warnings
+            .into_iter()
+            .map(|(location, w)| format!("{}: {location}: {w}", file_of(location))),
+    );
+    let scheduler_class = config
+        .value(names::SCHEDULER_CLASS)
+        .map(|v| v.trim().to_owned());
     let core = CoreSettings {
         scheduler: scheduler.clone(),
         max_app_attempts: core_extra.max_app_attempts,
@@ -510,7 +682,27 @@ fn parse_site(name: &str, text: &str, warnings: &mut Vec<String>) -> Result<Site
         scheduler,
         core,
         service,
+        scheduler_class,
     })
+}
+
+/// `items` (in location order) grouped by the file each is in, in
+/// layering order.
+fn by_file<T>(
+    names: &[&str],
+    items: Vec<T>,
+    location: impl Fn(&T) -> Location,
+) -> Vec<(String, Vec<T>)> {
+    let mut res: Vec<(String, Vec<T>)> = Vec::new();
+    for item in items {
+        let layer = usize::from(location(&item).layer);
+        let name = names.get(layer).copied().unwrap_or_default();
+        match res.last_mut() {
+            Some((file, group)) if file == name => group.push(item),
+            _ => res.push((name.to_owned(), vec![item])),
+        }
+    }
+    res
 }
 
 fn parse_alloc(
@@ -544,6 +736,7 @@ const KNOWN_SERVICE: &[&str] = &[
     names::AUDIT_LOG,
     names::GROUPS_FILE,
     names::STATE_STORE,
+    names::TOPOLOGY_TIMEOUT,
 ];
 
 mod names {
@@ -577,9 +770,192 @@ mod names {
         "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs";
     pub(super) const WAIT_FOR_APPS: &str =
         "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications";
+    pub(super) const TOPOLOGY_TIMEOUT: &str = "weft.rm.topology.timeout-ms";
+    pub(super) const WEBAPP_ADDRESS: &str = "yarn.resourcemanager.webapp.address";
+    pub(super) const RM_HOSTNAME: &str = "yarn.resourcemanager.hostname";
+    pub(super) const BIND_HOST: &str = "yarn.resourcemanager.bind-host";
+    pub(super) const SCHEDULER_CLASS: &str = "yarn.resourcemanager.scheduler.class";
+    pub(super) const FAIR_SCHEDULER: &str =
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler";
+    pub(super) const MAPPING_IMPL: &str = "net.topology.node.switch.mapping.impl";
+    pub(super) const SCRIPT_MAPPING: &str = "org.apache.hadoop.net.ScriptBasedMapping";
+    pub(super) const SCRIPT_MAPPING_WITH_DEPENDENCY: &str =
+        "org.apache.hadoop.net.ScriptBasedMappingWithDependency";
+    pub(super) const TABLE_MAPPING: &str = "org.apache.hadoop.net.TableMapping";
+    pub(super) const SCRIPT_NUMBER_ARGS: &str = "net.topology.script.number.args";
 }
 
-type ServiceRead = (ServiceSettings, CoreExtra, Vec<String>);
+/// Hadoop's port for the RM's web address.
+const HADOOP_WEBAPP_PORT: u16 = 8088;
+
+/// Hadoop ResourceManager settings Weft does not honour, by what they are
+/// for: each group found in the site files is warned about once, at its
+/// first property, saying what Weft does instead. The names of other
+/// daemons (`yarn.nodemanager.*`, `mapreduce.*`, ...) and RM names with
+/// nothing an operator needs to hear about are left alone: a shared
+/// `yarn-site.xml` holds plenty of them.
+const UNHONOURED: &[Unhonoured] = &[
+    Unhonoured {
+        matchers: &[
+            Matcher::Name("yarn.resourcemanager.address"),
+            Matcher::Name("yarn.resourcemanager.scheduler.address"),
+            Matcher::Name("yarn.resourcemanager.resource-tracker.address"),
+            Matcher::Name("yarn.resourcemanager.admin.address"),
+        ],
+        instead: "Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
+    },
+    Unhonoured {
+        matchers: &[Matcher::Value("yarn.resourcemanager.ha.enabled", "true")],
+        instead: "Weft has no ResourceManager high availability: this RM runs alone, and the per-RM names (yarn.resourcemanager.*.<rm-id>) are not read",
+    },
+    Unhonoured {
+        matchers: &[
+            Matcher::Prefix("yarn.resourcemanager.recovery."),
+            Matcher::Prefix("yarn.resourcemanager.work-preserving-recovery."),
+            Matcher::Prefix("yarn.resourcemanager.store."),
+            Matcher::Prefix("yarn.resourcemanager.state-store."),
+            Matcher::Prefix("yarn.resourcemanager.fs.state-store."),
+            Matcher::Prefix("yarn.resourcemanager.zk-state-store."),
+            Matcher::Prefix("yarn.resourcemanager.leveldb-state-store."),
+        ],
+        instead: "Weft keeps applications and drains across restarts in a directory of its own, weft.rm.state-store.dir (or weft rm --state-store)",
+    },
+    Unhonoured {
+        matchers: &[
+            Matcher::Value("hadoop.security.authentication", "kerberos"),
+            Matcher::Name("yarn.resourcemanager.principal"),
+            Matcher::Name("yarn.resourcemanager.keytab"),
+        ],
+        instead: "Weft has no Kerberos: a caller is whoever its user.name says, and the node and AM protocols are not authenticated, so run the RM where only trusted hosts reach it",
+    },
+    Unhonoured {
+        matchers: &[Matcher::Value("yarn.http.policy", "HTTPS_ONLY")],
+        instead: "Weft serves plain HTTP, without TLS; put a TLS proxy in front of it",
+    },
+];
+
+/// A group of Hadoop settings Weft does not honour.
+struct Unhonoured {
+    /// The properties that belong to it.
+    matchers: &'static [Matcher],
+    /// What Weft does instead.
+    instead: &'static str,
+}
+
+/// Which properties belong to a group.
+enum Matcher {
+    /// This name, whatever its value.
+    Name(&'static str),
+    /// Names starting so.
+    Prefix(&'static str),
+    /// This name with this value (in any case): only that value asks for
+    /// something Weft does not do.
+    Value(&'static str, &'static str),
+}
+
+impl Matcher {
+    fn matches(&self, name: &str, value: &str) -> bool {
+        match self {
+            Matcher::Name(n) => name == *n,
+            Matcher::Prefix(p) => name.starts_with(p),
+            Matcher::Value(n, v) => name == *n && value.trim().eq_ignore_ascii_case(v),
+        }
+    }
+}
+
+/// A warning for each group of `UNHONOURED` the configuration sets, at the
+/// group's first property, naming every one it sets.
+fn unhonoured_warnings(config: &HadoopConfig) -> Vec<(Location, String)> {
+    let mut res = Vec::new();
+    for group in UNHONOURED {
+        let mut set: Vec<_> = config
+            .properties()
+            .filter(|p| group.matchers.iter().any(|m| m.matches(&p.name, &p.value)))
+            .collect();
+        set.sort_by_key(|p| p.location);
+        let Some(first) = set.first() else {
+            continue;
+        };
+        let listed: Vec<&str> = set.iter().map(|p| p.name.as_str()).collect();
+        let verb = if listed.len() == 1 { "is" } else { "are" };
+        res.push((
+            first.location,
+            format!("{} {verb} ignored: {}", listed.join(", "), group.instead),
+        ));
+    }
+    res
+}
+
+/// The RM's web address as Hadoop works it out: `webapp.address`, by
+/// default `${yarn.resourcemanager.hostname}:8088` with the host name
+/// `0.0.0.0` when it is not set, and `bind-host`, when set, in place of
+/// its host. On a bad value, the property to blame and why.
+fn hadoop_listen(config: &HadoopConfig) -> Result<ListenAddress, (&'static str, &'static str)> {
+    let webapp = config.get(names::WEBAPP_ADDRESS);
+    let blame = if webapp.is_some() {
+        names::WEBAPP_ADDRESS
+    } else {
+        names::RM_HOSTNAME
+    };
+    let unusable = (
+        blame,
+        "does not make a host:port address such as rm1.example.com:8088",
+    );
+    let raw = webapp.map_or("${yarn.resourcemanager.hostname}:8088", |p| {
+        p.raw_value.as_str()
+    });
+    let address = config
+        .substitute_with_defaults(raw, &[(names::RM_HOSTNAME, "0.0.0.0")])
+        .and_then(|v| parse_host_port(v.trim(), HADOOP_WEBAPP_PORT))
+        .ok_or(unusable)?;
+    let bind_host = config.value(names::BIND_HOST).map(str::trim);
+    match bind_host {
+        Some(host) if !host.is_empty() => {
+            let port = match &address {
+                ListenAddress::Socket(a) => a.port(),
+                ListenAddress::Host { port, .. } => *port,
+            };
+            with_port(host, port).ok_or((names::BIND_HOST, "is not a host name or address"))
+        }
+        _ => Ok(address),
+    }
+}
+
+/// `host:port`, `host` (with `default_port`), an address with or without
+/// its port, or `[v6]` likewise; `None` for anything else.
+fn parse_host_port(text: &str, default_port: u16) -> Option<ListenAddress> {
+    if let Ok(a) = text.parse::<SocketAddr>() {
+        return Some(ListenAddress::Socket(a));
+    }
+    if let Some(v6) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        return with_port(v6, default_port);
+    }
+    if text.parse::<std::net::IpAddr>().is_ok() {
+        return with_port(text, default_port);
+    }
+    match text.rsplit_once(':') {
+        Some((host, port)) => with_port(host, port.parse().ok()?),
+        None => with_port(text, default_port),
+    }
+}
+
+/// `host` (a name or an address) with `port`; `None` when `host` is neither.
+fn with_port(host: &str, port: u16) -> Option<ListenAddress> {
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        return Some(ListenAddress::Socket(SocketAddr::new(ip, port)));
+    }
+    let is_name = !host.is_empty()
+        && host.len() <= 253
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    is_name.then(|| ListenAddress::Host {
+        host: host.to_owned(),
+        port,
+    })
+}
+
+type ServiceRead = (ServiceSettings, CoreExtra, Vec<(Location, String)>);
 
 fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem>> {
     let mut problems = Vec::new();
@@ -603,12 +979,54 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     let value = |name: &str| config.value(name).map(str::trim);
     if let Some(v) = value(names::LISTEN) {
         match v.parse() {
-            Ok(a) => s.listen = a,
+            Ok(a) => s.listen = ListenAddress::Socket(a),
             Err(_) => bad(
                 names::LISTEN,
                 "is not a socket address such as 127.0.0.1:8088",
             ),
         }
+    } else if [names::WEBAPP_ADDRESS, names::RM_HOSTNAME, names::BIND_HOST]
+        .iter()
+        .any(|n| config.get(n).is_some())
+    {
+        // Only when a Hadoop file says where: Hadoop's own default,
+        // every interface, is not Weft's (see `ServiceSettings::listen`).
+        match hadoop_listen(config) {
+            Ok(a) => s.listen = a,
+            Err((name, why)) => bad(name, why),
+        }
+    }
+    if value(names::SCHEDULER_CLASS).is_some_and(|v| v != names::FAIR_SCHEDULER) {
+        bad(
+            names::SCHEDULER_CLASS,
+            "is not Hadoop's FairScheduler (org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler): Weft is a Fair Scheduler, and would run a configuration written for another scheduler by rules it was not written for; name the FairScheduler or remove the property",
+        );
+    }
+    let script = value(crate::topology::SCRIPT_PROPERTY).filter(|v| !v.is_empty());
+    let table = value(crate::topology::TABLE_PROPERTY).filter(|v| !v.is_empty());
+    match value(names::MAPPING_IMPL) {
+        None | Some(names::SCRIPT_MAPPING | names::SCRIPT_MAPPING_WITH_DEPENDENCY) => {
+            if let Some(path) = script {
+                s.rack_mapping = RackMapping::Script {
+                    path: PathBuf::from(path),
+                };
+            }
+        }
+        Some(names::TABLE_MAPPING) => {
+            s.rack_mapping = RackMapping::Table {
+                path: table.map(PathBuf::from),
+            };
+        }
+        Some(_) => bad(
+            names::MAPPING_IMPL,
+            "is not a mapping Weft has: org.apache.hadoop.net.ScriptBasedMapping (a script; Hadoop's default) or org.apache.hadoop.net.TableMapping (a file)",
+        ),
+    }
+    // Weft asks about one host at a time, as Hadoop's RM does, so the
+    // count never binds; a value Hadoop would fail every call with is
+    // still refused.
+    if value(names::SCRIPT_NUMBER_ARGS).is_some_and(|v| !v.parse::<i32>().is_ok_and(|n| n >= 1)) {
+        bad(names::SCRIPT_NUMBER_ARGS, "is not a positive whole number");
     }
     let mut millis = |name: &str, target: &mut Duration, min: u64| {
         if let Some(v) = value(name) {
@@ -622,6 +1040,7 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
     millis(names::RELOAD_INTERVAL, &mut s.alloc_reload_interval, 1);
     millis(names::MIN_AGE, &mut s.alloc_min_age, 0);
     millis(names::VIEW_REFRESH, &mut s.view_refresh, 0);
+    millis(names::TOPOLOGY_TIMEOUT, &mut s.topology_timeout, 1);
     let mut count = |name: &str, min: u64| -> Option<u64> {
         let v = value(name)?;
         match v.parse::<u64>() {
@@ -746,11 +1165,13 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         if class.is_empty() {
             // An empty value leaves Hadoop's default in force.
         } else if s.groups_file.is_some() {
-            warnings.push(format!(
-                "{}: {} is not used: {} is set, and the file gives every user's groups",
+            warnings.push((
                 p.location,
-                names::GROUP_MAPPING,
-                names::GROUPS_FILE
+                format!(
+                    "{} is not used: {} is set, and the file gives every user's groups",
+                    names::GROUP_MAPPING,
+                    names::GROUPS_FILE
+                ),
             ));
         } else {
             match MappingClass::from_class_name(class) {
@@ -764,12 +1185,14 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         .map(PathBuf::from);
     for p in config.with_prefix(names::PREFIX) {
         if !KNOWN_SERVICE.contains(&p.name.as_str()) {
-            warnings.push(format!(
-                "{}: unknown service property {} (a typo?) is ignored",
-                p.location, p.name
+            warnings.push((
+                p.location,
+                format!("unknown service property {} (a typo?) is ignored", p.name),
             ));
         }
     }
+    warnings.extend(unhonoured_warnings(config));
+    warnings.sort_by_key(|(location, _)| *location);
     if problems.is_empty() {
         Ok((s, extra, warnings))
     } else {
@@ -806,7 +1229,7 @@ mod tests {
             ("weft.rm.lsiten", "x"),
         ]);
         let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
-        assert_eq!(config.service.listen.port(), 9000);
+        assert_eq!(config.service.listen.to_string(), "0.0.0.0:9000");
         assert_eq!(config.service.view_refresh, Duration::ZERO);
         assert_eq!(
             config.service.event_log,
@@ -1087,6 +1510,372 @@ mod tests {
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A configuration directory of a test's own, removed at the end.
+    struct ConfDir(PathBuf);
+
+    impl ConfDir {
+        fn new(name: &str, files: &[(&str, &str)]) -> ConfDir {
+            let dir = std::env::temp_dir().join(format!("weft-conf-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            for (file, text) in files {
+                std::fs::write(dir.join(file), text).unwrap();
+            }
+            ConfDir(dir)
+        }
+
+        fn load(&self) -> Result<RmConfig, ConfigError> {
+            RmConfig::load(Some(&self.0))
+        }
+
+        /// `text` with this directory written `<dir>`.
+        fn hide(&self, text: &str) -> String {
+            text.replace(&self.0.display().to_string(), "<dir>")
+        }
+    }
+
+    impl Drop for ConfDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A Hadoop cluster's yarn-site.xml, as it would be found in /etc/hadoop/conf.
+    const HADOOP_YARN_SITE: &str = r#"<configuration>
+  <property><name>yarn.resourcemanager.hostname</name><value>rm1.example.com</value></property>
+  <property><name>yarn.resourcemanager.address</name><value>${yarn.resourcemanager.hostname}:8032</value></property>
+  <property><name>yarn.resourcemanager.scheduler.address</name><value>${yarn.resourcemanager.hostname}:8030</value></property>
+  <property><name>yarn.resourcemanager.scheduler.class</name><value>org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler</value></property>
+  <property><name>yarn.resourcemanager.recovery.enabled</name><value>true</value></property>
+  <property><name>yarn.resourcemanager.store.class</name><value>org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore</value></property>
+  <property><name>yarn.nodemanager.aux-services</name><value>mapreduce_shuffle</value></property>
+  <property><name>yarn.nodemanager.resource.memory-mb</name><value>65536</value></property>
+  <property><name>yarn.scheduler.maximum-allocation-mb</name><value>32768</value><final>true</final></property>
+  <property><name>yarn.scheduler.minimum-allocation-mb</name><value>512</value></property>
+  <property><name>yarn.admin.acl</name><value>yarn</value></property>
+</configuration>"#;
+
+    #[test]
+    fn a_hadoop_directory_is_read_with_weft_site_over_it() {
+        let dir = ConfDir::new(
+            "hadoop",
+            &[
+                (YARN_SITE_FILE_NAME, HADOOP_YARN_SITE),
+                ("fair-scheduler.xml", "<allocations/>"),
+            ],
+        );
+        let config = dir.load().unwrap();
+        // The RM's web address is Hadoop's: the host name substituted in
+        // its default, looked up when the service binds.
+        assert_eq!(config.service.listen.to_string(), "rm1.example.com:8088");
+        assert_eq!(config.core.scheduler.max_allocation().memory_mb(), 32768);
+        assert_eq!(config.core.scheduler.min_allocation().memory_mb(), 512);
+        // NodeManager properties pass in silence; the RM's unhonoured
+        // groups get one warning each, naming what Weft does instead.
+        expect![[r#"
+            [
+                "<dir>/yarn-site.xml: line 3, column 54: yarn.resourcemanager.address, yarn.resourcemanager.scheduler.address are ignored: Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
+                "<dir>/yarn-site.xml: line 6, column 63: yarn.resourcemanager.recovery.enabled, yarn.resourcemanager.store.class are ignored: Weft keeps applications and drains across restarts in a directory of its own, weft.rm.state-store.dir (or weft rm --state-store)",
+            ]
+        "#]]
+        .assert_debug_eq(&dir.hide(&config.warnings.join("\n")).lines().collect::<Vec<_>>());
+
+        // weft-site.xml goes over it property by property; a final value
+        // stays, with a warning naming both files.
+        std::fs::write(
+            dir.0.join(SITE_FILE_NAME),
+            site(&[
+                ("weft.rm.listen", "127.0.0.1:9088"),
+                ("yarn.scheduler.minimum-allocation-mb", "1024"),
+                ("yarn.scheduler.maximum-allocation-mb", "8192"),
+            ]),
+        )
+        .unwrap();
+        let config = dir.load().unwrap();
+        assert_eq!(config.service.listen.to_string(), "127.0.0.1:9088");
+        assert_eq!(config.core.scheduler.min_allocation().memory_mb(), 1024);
+        assert_eq!(config.core.scheduler.max_allocation().memory_mb(), 32768);
+        expect![[r#"
+            "<dir>/weft-site.xml: line 4, column 60: property yarn.scheduler.maximum-allocation-mb is final (set at line 10, column 62 of <dir>/yarn-site.xml); this later value is ignored"
+        "#]]
+        .assert_debug_eq(&dir.hide(&config.warnings[0]));
+        assert_eq!(config.warnings.len(), 3, "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn problems_name_the_file_they_are_in() {
+        let dir = ConfDir::new(
+            "two-files",
+            &[
+                (
+                    YARN_SITE_FILE_NAME,
+                    &site(&[
+                        (
+                            "yarn.resourcemanager.scheduler.class",
+                            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler",
+                        ),
+                        ("yarn.resourcemanager.webapp.address", "rm1:http"),
+                    ]),
+                ),
+                (SITE_FILE_NAME, &site(&[("weft.rm.max-request-bytes", "0")])),
+            ],
+        );
+        expect![[r#"
+            <dir>/yarn-site.xml: invalid service settings:
+              line 2, column 60: property yarn.resourcemanager.scheduler.class: "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler" is not Hadoop's FairScheduler (org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler): Weft is a Fair Scheduler, and would run a configuration written for another scheduler by rules it was not written for; name the FairScheduler or remove the property
+              line 3, column 59: property yarn.resourcemanager.webapp.address: "rm1:http" does not make a host:port address such as rm1.example.com:8088
+            <dir>/weft-site.xml: invalid service settings:
+              line 2, column 49: property weft.rm.max-request-bytes: "0" is not a positive whole number"#]]
+        .assert_eq(&dir.hide(&dir.load().unwrap_err().to_string()));
+
+        // The scheduler's properties are checked across the files too.
+        let dir = ConfDir::new(
+            "two-files-scheduler",
+            &[
+                (
+                    YARN_SITE_FILE_NAME,
+                    &site(&[("yarn.scheduler.fair.preemption", "maybe")]),
+                ),
+                (
+                    SITE_FILE_NAME,
+                    &site(&[("yarn.scheduler.minimum-allocation-mb", "-1")]),
+                ),
+            ],
+        );
+        expect![[r#"
+            <dir>/yarn-site.xml: the site configuration has 1 problem:
+              line 2, column 54: property yarn.scheduler.fair.preemption: "maybe" is not a boolean (true or false)
+            <dir>/weft-site.xml: the site configuration has 1 problem:
+              line 2, column 60: property yarn.scheduler.minimum-allocation-mb: -1 is out of range: must not be negative"#]].assert_eq(&dir.hide(&dir.load().unwrap_err().to_string()));
+
+        // Malformed XML in any file stops the start, naming that file.
+        std::fs::write(dir.0.join("core-site.xml"), "<configuration><property>").unwrap();
+        expect![[r#"
+            <dir>/core-site.xml: the site configuration has 1 problem:
+              line 1, column 16: <property> is never closed"#]]
+        .assert_eq(&dir.hide(&dir.load().unwrap_err().to_string()));
+    }
+
+    /// The listen address the site files give.
+    fn listen(props: &[(&str, &str)]) -> String {
+        match RmConfig::from_texts(&site(props), "<allocations/>") {
+            Ok(config) => config.service.listen.to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_listen_address_follows_hadoop_when_a_hadoop_file_gives_one() {
+        // Neither: Weft's loopback default, not Hadoop's every interface.
+        assert_eq!(listen(&[]), "127.0.0.1:8088");
+        assert_eq!(
+            listen(&[("yarn.resourcemanager.hostname", "10.0.0.5")]),
+            "10.0.0.5:8088"
+        );
+        // The default's host name is Hadoop's, 0.0.0.0, when none is set.
+        assert_eq!(
+            listen(&[(
+                "yarn.resourcemanager.webapp.address",
+                "${yarn.resourcemanager.hostname}:8090"
+            )]),
+            "0.0.0.0:8090"
+        );
+        assert_eq!(
+            listen(&[
+                (
+                    "yarn.resourcemanager.webapp.address",
+                    "${yarn.resourcemanager.hostname}:8090"
+                ),
+                ("yarn.resourcemanager.hostname", "rm1"),
+            ]),
+            "rm1:8090"
+        );
+        assert_eq!(
+            listen(&[("yarn.resourcemanager.webapp.address", "rm1.example.com")]),
+            "rm1.example.com:8088"
+        );
+        assert_eq!(
+            listen(&[("yarn.resourcemanager.webapp.address", "[::1]:8090")]),
+            "[::1]:8090"
+        );
+        // bind-host takes the host's place, as Hadoop binds.
+        assert_eq!(
+            listen(&[
+                ("yarn.resourcemanager.hostname", "rm1.example.com"),
+                ("yarn.resourcemanager.bind-host", "0.0.0.0"),
+            ]),
+            "0.0.0.0:8088"
+        );
+        // weft.rm.listen wins over all of them.
+        assert_eq!(
+            listen(&[
+                ("yarn.resourcemanager.webapp.address", "rm1:8090"),
+                ("weft.rm.listen", "127.0.0.1:7000"),
+            ]),
+            "127.0.0.1:7000"
+        );
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 53: property yarn.resourcemanager.hostname: "rm 1" does not make a host:port address such as rm1.example.com:8088
+            built-in weft-site.xml: invalid service settings:
+              line 3, column 54: property yarn.resourcemanager.bind-host: "*" is not a host name or address"#]]
+        .assert_eq(&format!(
+            "{}\n{}",
+            listen(&[("yarn.resourcemanager.hostname", "rm 1")]),
+            listen(&[
+                ("yarn.resourcemanager.webapp.address", "rm1:8088"),
+                ("yarn.resourcemanager.bind-host", "*"),
+            ])
+        ));
+    }
+
+    #[test]
+    fn unhonoured_hadoop_settings_are_warned_about_once_per_group() {
+        let text = site(&[
+            ("yarn.resourcemanager.ha.enabled", "true"),
+            ("yarn.resourcemanager.ha.rm-ids", "rm1,rm2"),
+            ("yarn.resourcemanager.webapp.address.rm1", "rm1:8088"),
+            ("hadoop.security.authentication", "kerberos"),
+            ("yarn.resourcemanager.principal", "rm/_HOST@EXAMPLE.COM"),
+            ("yarn.http.policy", "HTTPS_ONLY"),
+            ("yarn.resourcemanager.admin.address", "rm1:8033"),
+            ("yarn.nodemanager.local-dirs", "/data/yarn"),
+            ("mapreduce.framework.name", "yarn"),
+        ]);
+        let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
+        expect![[r#"
+            [
+                "built-in weft-site.xml: line 2, column 55: yarn.resourcemanager.ha.enabled is ignored: Weft has no ResourceManager high availability: this RM runs alone, and the per-RM names (yarn.resourcemanager.*.<rm-id>) are not read",
+                "built-in weft-site.xml: line 5, column 54: hadoop.security.authentication, yarn.resourcemanager.principal are ignored: Weft has no Kerberos: a caller is whoever its user.name says, and the node and AM protocols are not authenticated, so run the RM where only trusted hosts reach it",
+                "built-in weft-site.xml: line 7, column 40: yarn.http.policy is ignored: Weft serves plain HTTP, without TLS; put a TLS proxy in front of it",
+                "built-in weft-site.xml: line 8, column 58: yarn.resourcemanager.admin.address is ignored: Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
+            ]
+        "#]]
+        .assert_debug_eq(&config.warnings);
+        // Values that ask for nothing Weft lacks pass in silence.
+        let text = site(&[
+            ("yarn.resourcemanager.ha.enabled", "false"),
+            ("hadoop.security.authentication", "simple"),
+            ("yarn.http.policy", "HTTP_ONLY"),
+        ]);
+        let config = RmConfig::from_texts(&text, "<allocations/>").unwrap();
+        assert_eq!(config.warnings, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_capacity_scheduler_directory_is_flagged() {
+        let dir = ConfDir::new(
+            "capacity",
+            &[
+                (YARN_SITE_FILE_NAME, &site(&[])),
+                ("capacity-scheduler.xml", "<configuration/>"),
+            ],
+        );
+        let config = dir.load().unwrap();
+        expect![[r#"
+            [
+                "<dir>/fair-scheduler.xml: not found; running with default queues until it appears",
+                "<dir>/capacity-scheduler.xml: not read: Hadoop's default scheduler is the CapacityScheduler, and Weft is a Fair Scheduler that takes its queues from the allocation file (<dir>/fair-scheduler.xml)",
+            ]
+        "#]]
+        .assert_debug_eq(&dir.hide(&config.warnings.join("\n")).lines().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_topology_mapping_is_read_from_core_site_relative_to_the_directory() {
+        let core_site = site(&[
+            (
+                "net.topology.node.switch.mapping.impl",
+                "org.apache.hadoop.net.TableMapping",
+            ),
+            ("net.topology.table.file.name", "topology.data"),
+        ]);
+        let dir = ConfDir::new(
+            "topology-table",
+            &[
+                ("core-site.xml", &core_site),
+                (
+                    "topology.data",
+                    "# host rack\n10.0.0.1 /rack1\nh2 /rack2/\n",
+                ),
+            ],
+        );
+        let config = dir.load().unwrap();
+        assert_eq!(
+            config.service.rack_mapping,
+            RackMapping::Table {
+                path: Some(dir.0.join("topology.data"))
+            }
+        );
+        let Topology::Table(table) = &config.topology else {
+            panic!("{:?}", config.topology);
+        };
+        assert_eq!(table.get("10.0.0.1"), Some("/rack1"));
+        assert_eq!(table.get("h2"), Some("/rack2"));
+        assert_eq!(table.len(), 2);
+
+        // A table with bad lines is refused, every line named.
+        std::fs::write(dir.0.join("topology.data"), "h1 /rack1 extra\nh2 rack2\n").unwrap();
+        expect![[r#"
+            the topology table <dir>/topology.data (net.topology.table.file.name) is invalid:
+              line 1: "h1 /rack1 extra" has 3 columns; each line is a host and its rack, such as `10.1.2.3 /rack1`
+              line 2: the rack "rack2" of h2 is not a path such as /rack1"#]]
+        .assert_eq(&dir.hide(&dir.load().unwrap_err().to_string()));
+
+        // A script must be there and runnable; its path is relative to the
+        // directory too.
+        let dir = ConfDir::new(
+            "topology-script",
+            &[(
+                "core-site.xml",
+                &site(&[("net.topology.script.file.name", "rack.sh")]),
+            )],
+        );
+        expect![[r#"
+            the topology script <dir>/rack.sh (net.topology.script.file.name) does not exist"#]]
+        .assert_eq(&dir.hide(&dir.load().unwrap_err().to_string()));
+        std::fs::write(dir.0.join("rack.sh"), "#!/bin/sh\necho /r1\n").unwrap();
+        std::fs::set_permissions(
+            dir.0.join("rack.sh"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .unwrap();
+        expect![[r#"
+            the topology script <dir>/rack.sh (net.topology.script.file.name) is not executable (mode 644)"#]]
+        .assert_eq(&dir.hide(&dir.load().unwrap_err().to_string()));
+
+        // Mappings Weft does not have, and bad counts, are refused.
+        let err = RmConfig::from_texts(
+            &site(&[
+                (
+                    "net.topology.node.switch.mapping.impl",
+                    "com.example.RackAwareMapping",
+                ),
+                ("net.topology.script.number.args", "0"),
+                ("weft.rm.topology.timeout-ms", "0"),
+            ]),
+            "<allocations/>",
+        )
+        .unwrap_err();
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 61: property net.topology.node.switch.mapping.impl: "com.example.RackAwareMapping" is not a mapping Weft has: org.apache.hadoop.net.ScriptBasedMapping (a script; Hadoop's default) or org.apache.hadoop.net.TableMapping (a file)
+              line 3, column 55: property net.topology.script.number.args: "0" is not a positive whole number
+              line 4, column 51: property weft.rm.topology.timeout-ms: "0" is not a whole number of milliseconds (1 or more)"#]]
+        .assert_eq(&err.to_string());
+
+        // Without a script, Hadoop's default mapping is no mapping here.
+        let config = RmConfig::from_texts(
+            &site(&[(
+                "net.topology.node.switch.mapping.impl",
+                "org.apache.hadoop.net.ScriptBasedMapping",
+            )]),
+            "<allocations/>",
+        )
+        .unwrap();
+        assert_eq!(config.topology, Topology::Declared);
     }
 
     #[test]

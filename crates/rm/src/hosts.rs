@@ -334,6 +334,7 @@ fn location_at(text: &str, offset: usize) -> Location {
     let before = text.get(..offset).unwrap_or(text);
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     Location {
+        layer: 0,
         line: u32::try_from(before.matches('\n').count() + 1).unwrap_or(u32::MAX),
         column: u32::try_from(before[line_start..].chars().count() + 1).unwrap_or(u32::MAX),
     }

@@ -38,6 +38,7 @@ use crate::http::codec::Format;
 use crate::http::error::{ApiError, InternalDetail, RemoteException};
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
+use crate::topology::RackResolver;
 
 /// What every handler can reach: the scheduler's handle and the service's
 /// static settings.
@@ -52,6 +53,7 @@ struct ApiInner {
     reloader: Arc<Reloader>,
     service: ServiceSettings,
     access: Arc<LiveAccess>,
+    racks: Arc<RackResolver>,
     explain_budget: explain::ExplainBudget,
     min_allocation: Resource,
     cluster_id: u64,
@@ -80,6 +82,8 @@ pub struct ApiParts {
     pub service: ServiceSettings,
     /// The administrators and users' groups in force.
     pub access: Arc<LiveAccess>,
+    /// Where registering nodes' racks come from.
+    pub racks: Arc<RackResolver>,
     /// The smallest container (the size of an AM the submission leaves unsized).
     pub min_allocation: Resource,
     /// The cluster id (the RM's start time).
@@ -97,6 +101,7 @@ impl ApiState {
             reloader: parts.reloader,
             service: parts.service,
             access: parts.access,
+            racks: parts.racks,
             explain_budget,
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
@@ -109,6 +114,10 @@ impl ApiState {
 
     pub(crate) fn audit(&self) -> &AuditLog {
         &self.0.audit
+    }
+
+    pub(crate) fn racks(&self) -> &RackResolver {
+        &self.0.racks
     }
 
     pub(crate) fn max_request_bytes(&self) -> usize {

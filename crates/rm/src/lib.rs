@@ -7,6 +7,8 @@
 //! configuration loading (`config`), users' groups from the operating
 //! system or a file (`groups`), the include and exclude lists of
 //! nodes (`hosts`), the sizes operators give nodes (`dynamic_resources`),
+//! the racks the RM resolves for nodes with Hadoop's topology mappings
+//! (`topology`),
 //! the wire formats (`dto`, with the ISO 8601 times of the timeout API in
 //! `iso8601`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
@@ -44,6 +46,7 @@ pub mod state_store;
 #[cfg(test)]
 mod testing;
 pub mod token;
+pub mod topology;
 pub mod view;
 
 pub use actor::{RmError, RmHandle};

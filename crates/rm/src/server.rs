@@ -30,6 +30,7 @@ use crate::reload::Reloader;
 use crate::state_store::drains::DrainStore;
 use crate::state_store::{StateStore, StateStoreError};
 use crate::token::{TokenError, TokenSource};
+use crate::topology::RackResolver;
 
 /// How often histogram samples are folded into buckets.
 const UPKEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
@@ -170,6 +171,10 @@ impl Service {
             reloader: reloader.clone(),
             service: config.service.clone(),
             access,
+            racks: Arc::new(RackResolver::new(
+                config.topology.clone(),
+                std::time::Duration::from_millis(config.service.topology_timeout.as_millis()),
+            )),
             min_allocation: scheduler.min_allocation(),
             cluster_id: clock.cluster_timestamp(),
         });

@@ -24,6 +24,7 @@ use anyhow::Context as _;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use weft_rm::client::{ClientError, RmClient};
+use weft_rm::config::ListenAddress;
 use weft_rm::dto::ResourceDto;
 use weft_rm::load::LoadConfig;
 use weft_rm::{Clock, RmConfig, Service, cli};
@@ -78,11 +79,13 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct RmArgs {
-    /// Configuration directory holding weft-site.xml and fair-scheduler.xml
-    /// (default: ./conf when it exists, else the built-in copies).
+    /// Configuration directory holding weft-site.xml (or a Hadoop
+    /// yarn-site.xml, under it) and fair-scheduler.xml (default: ./conf
+    /// when it exists, else the built-in copies).
     #[arg(long)]
     conf: Option<PathBuf>,
-    /// Address to listen on (default: weft.rm.listen, else 127.0.0.1:8088).
+    /// Address to listen on (default: weft.rm.listen, else
+    /// yarn.resourcemanager.webapp.address, else 127.0.0.1:8088).
     #[arg(long)]
     listen: Option<SocketAddr>,
     /// Write every scheduler decision to this file as JSON lines
@@ -618,10 +621,13 @@ async fn rm(a: RmArgs) -> anyhow::Result<()> {
     if let Some(dir) = a.state_store {
         config.service.state_store = Some(dir);
     }
-    let listen = a.listen.unwrap_or(config.service.listen);
+    let listen = a
+        .listen
+        .map_or_else(|| config.service.listen.clone(), ListenAddress::from);
     let source = config.source.clone();
     let service = Service::start(config, Clock::start())?;
-    let listener = tokio::net::TcpListener::bind(listen)
+    // A host name (Hadoop's webapp address usually is one) is looked up here.
+    let listener = tokio::net::TcpListener::bind(listen.to_string())
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!(address = %listener.local_addr()?, configuration = %source, "resource manager listening");

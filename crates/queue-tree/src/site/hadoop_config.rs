@@ -1,7 +1,9 @@
 //! A reader for Hadoop's configuration format
 //! (`<configuration><property><name>..</name><value>..</value></property>..`),
 //! keeping where each property was set, with Hadoop's rules for repeated and
-//! final properties and for `${name}` substitution.
+//! final properties and for `${name}` substitution, for one text or for
+//! several layered as Hadoop layers its resources (`core-site.xml` under
+//! `yarn-site.xml`, say).
 //!
 //! It knows no property names: what a value means is the business of its
 //! reader (`SchedulerSettings` for the scheduler, the RM service for `weft.*`).
@@ -41,26 +43,82 @@ pub struct Property {
     pub location: Location,
 }
 
+/// One text of a layered configuration ([`HadoopConfig::parse_layered`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layer<'a> {
+    /// What a warning calls this text when it points into it from a later
+    /// one (a file name, say).
+    pub name: &'a str,
+    /// The configuration text.
+    pub text: &'a str,
+}
+
 impl HadoopConfig {
     /// Reads a configuration file. Problems that make the file ambiguous are
     /// errors, all reported together; oddities Hadoop tolerates are kept as
     /// [`warnings`](HadoopConfig::warnings).
     pub fn parse(text: &str) -> Result<HadoopConfig, SiteError> {
-        let mut parser = Parser::new(text);
-        parser.document();
-        if !parser.problems.is_empty() {
-            parser.problems.sort_by_key(SiteProblem::location);
-            return Err(SiteError {
-                problems: parser.problems,
-            });
+        HadoopConfig::parse_layered(&[Layer { name: "", text }])
+    }
+
+    /// Reads several texts as one configuration, as Hadoop's `Configuration`
+    /// reads its resources in order: a property of a later text replaces
+    /// the same property of an earlier one, silently, unless the earlier is
+    /// final; then the later value is ignored, with a warning when it
+    /// differs (Hadoop warns only then). Within one text the rules of
+    /// [`parse`](HadoopConfig::parse) hold. `${name}` substitution sees the
+    /// properties of every text, as it stands after layering. Every
+    /// position carries the index of its text ([`Location::layer`]); the
+    /// problems of every text are reported together.
+    pub fn parse_layered(layers: &[Layer<'_>]) -> Result<HadoopConfig, SiteError> {
+        let mut properties = BTreeMap::new();
+        let mut problems = Vec::new();
+        let mut warnings = Vec::new();
+        for (idx, layer) in layers.iter().enumerate() {
+            let mut parser = Parser::new(
+                layer.text,
+                u8::try_from(idx).unwrap_or(u8::MAX),
+                &layers[..idx],
+                properties,
+            );
+            parser.document();
+            properties = parser.properties;
+            problems.append(&mut parser.problems);
+            warnings.append(&mut parser.warnings);
+        }
+        if !problems.is_empty() {
+            problems.sort_by_key(SiteProblem::location);
+            return Err(SiteError { problems });
         }
         let mut config = HadoopConfig {
-            properties: parser.properties,
-            warnings: parser.warnings,
+            properties,
+            warnings,
         };
         config.substitute_all();
         config.warnings.sort_by_key(SiteWarning::location);
         Ok(config)
+    }
+
+    /// `expr` with Hadoop's `${name}` substitution from this configuration's
+    /// properties, taking a name's value from `defaults` when no text sets
+    /// it (what Hadoop finds in its `*-default.xml`); `None` when the
+    /// references nest too deep.
+    pub fn substitute_with_defaults(
+        &self,
+        expr: &str,
+        defaults: &[(&str, &str)],
+    ) -> Option<String> {
+        substitute(expr, |var| {
+            self.properties.get(var).map_or_else(
+                || {
+                    defaults
+                        .iter()
+                        .find(|(name, _)| *name == var)
+                        .map(|(_, v)| *v)
+                },
+                |p| Some(p.raw_value.as_str()),
+            )
+        })
     }
 
     /// The property called `name`, if the file sets it.
@@ -176,15 +234,21 @@ fn find_reference(s: &str) -> Option<(usize, usize)> {
 /// Byte offset → line and column.
 struct LineIndex<'a> {
     text: &'a str,
+    /// The text's index among the layers.
+    layer: u8,
     /// Byte offset of the start of each line.
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> LineIndex<'a> {
+    fn new(text: &'a str, layer: u8) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            layer,
+            starts,
+        }
     }
 
     fn locate(&self, offset: usize) -> Location {
@@ -197,6 +261,7 @@ impl<'a> LineIndex<'a> {
             .get(line_start..offset)
             .map_or(offset - line_start, |s| s.chars().count());
         Location {
+            layer: self.layer,
             line: saturate(line_idx + 1),
             column: saturate(column + 1),
         }
@@ -218,9 +283,12 @@ struct PendingProperty {
     is_final: Option<(String, Location)>,
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'l> {
     reader: Reader<&'a [u8]>,
     lines: LineIndex<'a>,
+    /// The texts layered before this one.
+    earlier: &'l [Layer<'l>],
+    /// What the earlier texts set, and then what this one adds.
     properties: BTreeMap<String, Property>,
     problems: Vec<SiteProblem>,
     warnings: Vec<SiteWarning>,
@@ -228,8 +296,13 @@ struct Parser<'a> {
     last_start: usize,
 }
 
-impl<'a> Parser<'a> {
-    fn new(text: &'a str) -> Parser<'a> {
+impl<'a, 'l> Parser<'a, 'l> {
+    fn new(
+        text: &'a str,
+        layer: u8,
+        earlier: &'l [Layer<'l>],
+        properties: BTreeMap<String, Property>,
+    ) -> Parser<'a, 'l> {
         let mut reader = Reader::from_str(text);
         let config = reader.config_mut();
         config.trim_text(false);
@@ -237,8 +310,9 @@ impl<'a> Parser<'a> {
         config.expand_empty_elements = false;
         Parser {
             reader,
-            lines: LineIndex::new(text),
-            properties: BTreeMap::new(),
+            lines: LineIndex::new(text, layer),
+            earlier,
+            properties,
             problems: Vec::new(),
             warnings: Vec::new(),
             last_start: 0,
@@ -556,19 +630,32 @@ impl<'a> Parser<'a> {
             return;
         };
         if let Some(previous) = self.properties.get(&name) {
+            let same_text = previous.location.layer == location.layer;
             if previous.is_final {
-                self.warnings.push(SiteWarning::FinalOverride {
-                    location,
-                    name,
-                    final_at: previous.location,
-                });
+                // Across texts Hadoop warns only when the value differs.
+                if same_text || previous.raw_value != raw_value {
+                    let final_in = (!same_text).then(|| {
+                        self.earlier
+                            .get(usize::from(previous.location.layer))
+                            .map_or_else(String::new, |l| l.name.to_owned())
+                    });
+                    self.warnings.push(SiteWarning::FinalOverride {
+                        location,
+                        name,
+                        final_at: previous.location,
+                        final_in,
+                    });
+                }
                 return;
             }
-            self.warnings.push(SiteWarning::DuplicateProperty {
-                location,
-                name: name.clone(),
-                previous: previous.location,
-            });
+            // A later text overriding an earlier one is what layering is for.
+            if same_text {
+                self.warnings.push(SiteWarning::DuplicateProperty {
+                    location,
+                    name: name.clone(),
+                    previous: previous.location,
+                });
+            }
         }
         let property = Property {
             name: name.clone(),
@@ -737,6 +824,107 @@ mod tests {
                 warning: line 5, column 25: property b is final (set at line 4, column 25); this later value is ignored
                 warning: line 6, column 25: property b is final (set at line 4, column 25); this later value is ignored
             "#]],
+        );
+    }
+
+    #[test]
+    fn later_texts_override_earlier_ones_unless_final() {
+        let yarn = r#"<configuration>
+<property><name>a</name><value>1</value></property>
+<property><name>b</name><value>1</value><final>true</final></property>
+<property><name>c</name><value>1</value><final>true</final></property>
+<property><name>host</name><value>rm1</value></property>
+<property><name>address</name><value>${host}:8088</value></property>
+<property><name>a</name><value>1.5</value></property>
+</configuration>"#;
+        let weft = r#"<configuration>
+<property><name>a</name><value>2</value></property>
+<property><name>b</name><value>2</value></property>
+<property><name>c</name><value>1</value></property>
+<property><name>host</name><value>rm2</value></property>
+<property><name>uses.a</name><value>${a}</value></property>
+</configuration>"#;
+        let config = HadoopConfig::parse_layered(&[
+            Layer {
+                name: "yarn-site.xml",
+                text: yarn,
+            },
+            Layer {
+                name: "weft-site.xml",
+                text: weft,
+            },
+        ])
+        .unwrap();
+        let rendered: Vec<String> = config
+            .properties()
+            .map(|p| {
+                let l = p.location;
+                format!(
+                    "{}:{}:{} {} = {}",
+                    l.layer, l.line, l.column, p.name, p.value
+                )
+            })
+            .chain(
+                config
+                    .warnings()
+                    .iter()
+                    .map(|w| format!("warning in {}: {w}", w.location().layer)),
+            )
+            .collect();
+        // The later text wins silently (a repeat within a text still warns);
+        // a final value stays, and only a different later value is flagged,
+        // naming the text the final one is in; substitution sees the
+        // layered result.
+        expect![[r#"
+            [
+                "1:2:25 a = 2",
+                "0:6:31 address = rm2:8088",
+                "0:3:25 b = 1",
+                "0:4:25 c = 1",
+                "1:5:28 host = rm2",
+                "1:6:30 uses.a = 2",
+                "warning in 0: line 7, column 25: property a is set again (first at line 2, column 25); the later value wins",
+                "warning in 1: line 3, column 25: property b is final (set at line 3, column 25 of yarn-site.xml); this later value is ignored",
+            ]
+        "#]]
+        .assert_debug_eq(&rendered);
+
+        // Problems of every text are reported together, in text order.
+        let err = HadoopConfig::parse_layered(&[
+            Layer {
+                name: "a",
+                text: "<configuration>\n<property><name>x</name><value>1</value><final>no</final></property>\n</configuration>",
+            },
+            Layer {
+                name: "b",
+                text: "<configuration>",
+            },
+        ])
+        .unwrap_err();
+        let located: Vec<(u8, u32)> = err
+            .problems
+            .iter()
+            .map(|p| (p.location().layer, p.location().line))
+            .collect();
+        assert_eq!(located, [(0, 2), (1, 1)], "{err}");
+    }
+
+    #[test]
+    fn substitution_falls_back_on_given_defaults() {
+        let config = HadoopConfig::parse(
+            r#"<configuration>
+<property><name>port</name><value>9000</value></property>
+</configuration>"#,
+        )
+        .unwrap();
+        let defaults = [("host", "0.0.0.0"), ("port", "8088")];
+        assert_eq!(
+            config.substitute_with_defaults("${host}:${port}", &defaults),
+            Some("0.0.0.0:9000".to_owned())
+        );
+        assert_eq!(
+            config.substitute_with_defaults("${nope}", &defaults),
+            Some("${nope}".to_owned())
         );
     }
 

@@ -1016,9 +1016,11 @@ impl<'a> Reader<'a> {
                 AllocationLimitsError::MinAboveMax { resource, min, max } => {
                     let (min_name, min_at, max_name, max_at, _) = where_(resource);
                     // Defaults are consistent, so at least one of the two is set.
-                    let location = min_at
-                        .max(max_at)
-                        .unwrap_or(Location { line: 1, column: 1 });
+                    let location = min_at.max(max_at).unwrap_or(Location {
+                        layer: 0,
+                        line: 1,
+                        column: 1,
+                    });
                     self.problems.push(SiteProblem::MinAboveMax {
                         location,
                         resource,
@@ -1037,7 +1039,11 @@ impl<'a> Reader<'a> {
                     let p = name.iter().find_map(|n| self.config.get(n));
                     let with_unit = p.is_some_and(|p| p.name == name[0]);
                     self.problems.push(SiteProblem::OutOfRange {
-                        location: inc_at.unwrap_or(Location { line: 1, column: 1 }),
+                        location: inc_at.unwrap_or(Location {
+                            layer: 0,
+                            line: 1,
+                            column: 1,
+                        }),
                         name: p.map_or(name[0], |p| p.name.as_str()).to_owned(),
                         value: p.map_or_else(|| "0".to_owned(), |p| p.value.trim().to_owned()),
                         reason: if with_unit {

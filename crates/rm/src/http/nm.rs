@@ -2,7 +2,10 @@
 //!
 //! Each parses its body, converts it to the core's input, awaits the actor
 //! and answers JSON; `responseId` bookkeeping is the actor's. Heartbeats are
-//! timed from the first byte read to the answer serialized.
+//! timed from the first byte read to the answer serialized. A registering
+//! node's rack is worked out here, before the actor sees it, when a
+//! topology mapping is configured: the mapping may run a script, which must
+//! not hold up the scheduler.
 
 use axum::extract::{FromRequest, Request, State};
 use axum::response::Response;
@@ -19,7 +22,14 @@ use crate::http::{ApiState, json_response, timed};
 pub(super) async fn register(State(s): State<ApiState>, req: Request) -> Response {
     timed(None, "/ws/v1/nm/register", async {
         let Payload(body) = Payload::<NodeRegisterRequest>::from_request(req, &s).await?;
-        let reg = body.to_registration()?;
+        let mut reg = body.to_registration()?;
+        if let Some(rack) = s.racks().resolve(reg.node.host()).await {
+            // As in Hadoop, the RM's mapping decides, whatever the node says.
+            if !reg.rack.is_empty() && reg.rack != rack {
+                tracing::info!(node = %reg.node, declared = %reg.rack, resolved = %rack, "the node declares another rack than the topology mapping gives it; the mapping's stands");
+            }
+            reg.rack = rack;
+        }
         let node = reg.node.to_string();
         let registered = s.rm().register_node(reg).await?;
         Ok(json_response(&NodeRegisterResponse {

@@ -1971,4 +1971,5 @@ mod history;
 mod lifetime;
 mod node_health;
 mod node_resize;
+mod topology;
 mod ui;
