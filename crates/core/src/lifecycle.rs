@@ -74,8 +74,11 @@ impl ResourceManager {
     pub(crate) fn submit(
         &mut self,
         now: Time,
-        sub: Submission,
+        mut sub: Submission,
     ) -> Result<SubmitReply, SubmitError> {
+        // Lowered before anything is recorded, so even a refused app's
+        // report shows the priority it would have had.
+        sub.priority = self.settings.scheduler.cap_app_priority(sub.priority);
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
         }
@@ -169,7 +172,7 @@ impl ResourceManager {
         rec: RecoveredApp,
     ) -> Result<SubmitReply, SubmitError> {
         let RecoveredApp {
-            submission: sub,
+            submission: mut sub,
             queue,
             attempt,
             am_container_allocated,
@@ -178,6 +181,9 @@ impl ResourceManager {
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
         }
+        // The cap in force now, which may be lower than the one the app
+        // was submitted under (Hadoop keeps a recovered app's priority).
+        sub.priority = self.settings.scheduler.cap_app_priority(sub.priority);
         if sub.app.cluster_timestamp == self.settings.cluster_timestamp {
             self.next_app_seq = self.next_app_seq.max(sub.app.seq.saturating_add(1));
         }
@@ -706,12 +712,15 @@ impl ResourceManager {
         Ok(())
     }
 
+    /// Sets the app's priority, lowered to the cap as a submission's is;
+    /// its report shows the priority in force.
     pub(crate) fn set_priority(
         &mut self,
         app: AppId,
         priority: AppPriority,
     ) -> Result<(), AppError> {
         let h = self.live_handle(app)?;
+        let priority = self.settings.scheduler.cap_app_priority(priority);
         self.tree.set_app_priority(h, priority);
         if let Some(record) = self.apps.get_mut(&app) {
             record.priority = priority;

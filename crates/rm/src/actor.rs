@@ -1417,13 +1417,19 @@ impl Actor {
         match &res {
             Ok(reply) => {
                 self.metrics.app_submitted(&reply.queue);
-                if let (Some(store), Some(sub)) = (&mut self.store, &stored) {
-                    let expiry = self
-                        .core
-                        .app_report(app)
-                        .and_then(|r| r.record.lifetime_expiry)
+                if let (Some(store), Some(mut sub)) = (&mut self.store, stored) {
+                    let record = self.core.app_report(app).map(|r| r.record);
+                    let expiry = record
+                        .as_ref()
+                        .and_then(|r| r.lifetime_expiry)
                         .map(|t| self.clock.epoch_ms(t));
-                    store.submitted(sub, &reply.queue, &extra, expiry);
+                    // Stored as in force, as Hadoop stores the priority its
+                    // scheduler settled on: a cap raised later does not
+                    // raise the app.
+                    if let Some(r) = &record {
+                        sub.priority = r.priority;
+                    }
+                    store.submitted(&sub, &reply.queue, &extra, expiry);
                 }
                 self.extras.insert(app, extra);
             }
@@ -1604,7 +1610,12 @@ impl Actor {
             .handle(now, Input::SetAppPriority { app, priority });
         self.absorb(now, &out.events);
         match out.reply {
-            Reply::Done(Ok(())) => Ok(priority),
+            // The priority in force, which the cap may have lowered: Hadoop's
+            // answer is the app's priority after the update too.
+            Reply::Done(Ok(())) => Ok(self
+                .core
+                .app_report(app)
+                .map_or(priority, |r| r.record.priority)),
             Reply::Done(Err(e)) => Err(e.into()),
             _ => Err(RmError::Unexpected { what: "priority" }),
         }

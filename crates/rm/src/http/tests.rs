@@ -855,7 +855,7 @@ async fn moving_apps() {
 
 #[tokio::test(start_paused = true)]
 async fn app_priority() {
-    let rm = Rm::new();
+    let rm = Rm::with(&[("yarn.cluster.max-application-priority", "10")]);
     let r = &rm.router;
     let app = rm.submit("alice", "a").await;
     let uri = format!("/ws/v1/cluster/apps/{app}/priority");
@@ -883,6 +883,58 @@ async fn app_priority() {
         .status,
         StatusCode::BAD_REQUEST
     );
+    // Above the cap, the answer and the reports show the cap.
+    assert_eq!(
+        put(
+            r,
+            &format!("{uri}?user.name=alice"),
+            json!({"priority": 64})
+        )
+        .await
+        .body,
+        r#"{"priority":10}"#
+    );
+    let report = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
+    assert_eq!(report["app"]["priority"], 10);
+    // Below it, any priority is kept.
+    assert_eq!(
+        put(
+            r,
+            &format!("{uri}?user.name=alice"),
+            json!({"priority": -3})
+        )
+        .await
+        .body,
+        r#"{"priority":-3}"#
+    );
+    rm.stop().await;
+}
+
+/// Hadoop's default cap is 0, so priorities do nothing until an operator
+/// raises `yarn.cluster.max-application-priority`: a submission or a change
+/// above it gets 0, with no error.
+#[tokio::test(start_paused = true)]
+async fn app_priorities_are_capped_at_zero_by_default() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.new_app("alice").await;
+    let a = post(
+        r,
+        "/ws/v1/cluster/apps?user.name=alice",
+        json!({"application-id": app, "queue": "a", "priority": 64}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let uri = format!("/ws/v1/cluster/apps/{app}/priority");
+    assert_eq!(get(r, &uri).await.body, r#"{"priority":0}"#);
+    assert_eq!(
+        put(r, &format!("{uri}?user.name=alice"), json!({"priority": 3}))
+            .await
+            .body,
+        r#"{"priority":0}"#
+    );
+    let list = get(r, "/ws/v1/cluster/apps").await.json();
+    assert_eq!(list["apps"]["app"][0]["priority"], 0);
     rm.stop().await;
 }
 
@@ -1574,7 +1626,7 @@ mod fuzz {
 
 #[tokio::test(start_paused = true)]
 async fn xml_submission() {
-    let rm = Rm::new();
+    let rm = Rm::with(&[("yarn.cluster.max-application-priority", "5")]);
     let app = rm.new_app("bob").await;
     let body = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
