@@ -86,7 +86,6 @@ impl ResourceManager {
         if sub.lifetime == Some(weft_model::Duration::ZERO) {
             return Err(SubmitError::ZeroLifetime(sub.app));
         }
-        self.counters.apps_submitted += 1;
         self.flush_capacity();
         let requested = sub
             .queue
@@ -111,15 +110,32 @@ impl ResourceManager {
                 ..
             } => (queue, needs_create),
             Placement::Rejected(why) => {
+                self.counters.apps_submitted += 1;
                 let err = SubmitError::Placement(why.to_string());
                 self.record_rejection(now, &sub, fallback_queue, err.to_string());
                 return Err(err);
             }
         };
-        if !self
+        let allowed = self
             .tree
-            .has_access(&queue, QueueAccess::SubmitApps, &sub.user, &sub.groups)
-        {
+            .has_access(&queue, QueueAccess::SubmitApps, &sub.user, &sub.groups);
+        if !allowed && self.settings.scheduler.acl_enable {
+            // Hadoop's RMAppManager checks before the app exists when
+            // `yarn.acl.enable` is on, so nothing is recorded or counted;
+            // its scheduler's own check (below) only meets apps it let by.
+            let checked = queue
+                .self_and_ancestors()
+                .find(|p| self.tree.queue_id(p).is_some())
+                .unwrap_or_else(QueuePath::root);
+            return Err(SubmitError::AclRefused {
+                user: sub.user.clone(),
+                app: sub.app,
+                queue,
+                checked,
+            });
+        }
+        self.counters.apps_submitted += 1;
+        if !allowed {
             let err = SubmitError::AccessDenied {
                 user: sub.user.clone(),
                 app: sub.app,

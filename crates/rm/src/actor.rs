@@ -1436,7 +1436,10 @@ impl Actor {
             Err(RmError::Submit(SubmitError::Duplicate(_))) => {}
             Err(_) => {
                 self.metrics.app_rejected();
-                if !known {
+                // Kept for an app the core recorded as refused; a refusal
+                // that records nothing (ACLs with `yarn.acl.enable`, a zero
+                // lifetime) leaves the id free to be submitted again.
+                if !known && self.core.app_report(app).is_some() {
                     self.extras.insert(app, extra);
                 }
             }

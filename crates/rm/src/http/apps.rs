@@ -86,18 +86,23 @@ pub(super) async fn submit(
     let (sub, extra) = body.to_submission(&who.user, who.groups.clone(), s.0.min_allocation)?;
     let app = sub.app;
     match s.rm().submit(sub, extra).await {
-        // Placement and queue refusals are Hadoop's asynchronous kind: the
-        // submission is accepted and the app shows FAILED with the reason.
-        Ok(_) | Err(RmError::Submit(SubmitError::Placement(_) | SubmitError::Queue { .. })) => {
-            Ok((
-                StatusCode::ACCEPTED,
-                [(
-                    header::LOCATION,
-                    app_location(app, headers.get(header::HOST)),
-                )],
-            )
-                .into_response())
-        }
+        // Placement, queue and the scheduler's ACL refusals are Hadoop's
+        // asynchronous kind: the submission is accepted and the app shows
+        // FAILED with the reason. With `yarn.acl.enable` the ACLs refuse
+        // before the app exists instead (`AclRefused`), an error here.
+        Ok(_)
+        | Err(RmError::Submit(
+            SubmitError::Placement(_)
+            | SubmitError::Queue { .. }
+            | SubmitError::AccessDenied { .. },
+        )) => Ok((
+            StatusCode::ACCEPTED,
+            [(
+                header::LOCATION,
+                app_location(app, headers.get(header::HOST)),
+            )],
+        )
+            .into_response()),
         Err(e) => Err(e.into()),
     }
 }

@@ -471,11 +471,23 @@ async fn submission_outcomes() {
         rm.submit_to("alice", &app, "a").await.error(),
         "400 BadRequestException: application application_1700000000000_0001 already exists"
     );
-    // carol may not submit to root.a.
+    // carol may not submit to root.a: with yarn.acl.enable the refusal
+    // comes before the app exists, so there is no app to show and the id
+    // may be submitted again.
     let denied = rm.new_app("carol").await;
     assert_eq!(
         rm.submit_to("carol", &denied, "a").await.error(),
-        "403 ForbiddenException: user carol does not have permission to submit application_1700000000000_0002 to queue root.a"
+        "403 ForbiddenException: user carol does not have permission to submit application_1700000000000_0002 to queue root.a: denied by the ACLs (aclSubmitApps, aclAdministerApps) of queue root.a and its parents"
+    );
+    assert_eq!(
+        get(r, &format!("/ws/v1/cluster/apps/{denied}"))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        rm.submit_to("carol", &denied, "b").await.status,
+        StatusCode::ACCEPTED
     );
     // Placement refusals are accepted, and the app shows FAILED (Hadoop's asynchronous rejection).
     let rejected = rm.new_app("bob").await;
@@ -553,6 +565,35 @@ async fn submission_outcomes() {
     )
     .await;
     assert_eq!(anon.status, StatusCode::UNAUTHORIZED);
+    rm.stop().await;
+}
+
+/// Without `yarn.acl.enable` the queue ACLs are still checked, by the
+/// scheduler, as in Hadoop: the submission is accepted and the app shows
+/// FAILED with the reason.
+#[tokio::test(start_paused = true)]
+async fn the_schedulers_acl_refusal_is_answered_202() {
+    let rm = Rm::with(&[("yarn.acl.enable", "false")]);
+    let app = rm.new_app("carol").await;
+    let a = rm.submit_to("carol", &app, "a").await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let v = get(&rm.router, &format!("/ws/v1/cluster/apps/{app}"))
+        .await
+        .json();
+    assert_eq!(
+        (
+            &v["app"]["state"],
+            &v["app"]["finalStatus"],
+            &v["app"]["diagnostics"]
+        ),
+        (
+            &json!("FAILED"),
+            &json!("FAILED"),
+            &json!(
+                "user carol does not have permission to submit application_1700000000000_0001 to queue root.a"
+            )
+        )
+    );
     rm.stop().await;
 }
 
