@@ -45,7 +45,7 @@ use weft_core::{
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
-use crate::access::{Identity, LiveAccess};
+use crate::access::{AppAccess, AppAcls, Identity, LiveAccess};
 use crate::audit::{AuditLog, Entry, Outcome};
 use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
@@ -1517,10 +1517,13 @@ impl Actor {
         owner: &str,
         queue: &QueuePath,
     ) -> Result<(), RmError> {
+        let none = AppAcls::default();
+        let acls = self.extras.get(&app).map_or(&none, |e| &e.acls);
+        let access = AppAccess { owner, queue, acls };
         if self
             .settings
             .access
-            .may_modify_app(self.core.tree(), who, owner, queue)
+            .may_modify_app(self.core.tree(), who, access)
         {
             return Ok(());
         }
@@ -1529,7 +1532,7 @@ impl Actor {
             action,
             app,
             queue: queue.clone(),
-            why: ": only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+            why: ": only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
                 .to_owned(),
         })
     }

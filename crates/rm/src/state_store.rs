@@ -1,7 +1,8 @@
 //! The RM's state store (`weft.rm.state-store.dir`, off by default): what
 //! it must remember across a restart to take its applications back, as
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
-//! queue placement chose, the AM's launch context and the lifetime expiry),
+//! queue placement chose, the AM's launch context, the app's ACLs and the
+//! lifetime expiry),
 //! an AM container allocated, an attempt that failed, a new lifetime
 //! expiry, an app that ended. Expiries are wall-clock milliseconds, since
 //! the core's clock starts again with every run. The graceful
@@ -30,7 +31,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use weft_core::{RecoveredApp, Submission};
 use weft_model::{AppId, AppPriority, ContainerId, QueuePath};
+use weft_queue_tree::Acl;
 
+use crate::access::AppAcls;
 use crate::dto::ResourceDto;
 use crate::view::AppExtra;
 
@@ -83,6 +86,10 @@ pub struct StateStore {
 /// One line of the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "camelCase")]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a record lives while one line is written or read; only compaction, once a start, holds one per live app"
+)]
 enum Record {
     /// An accepted submission, placed in `queue`.
     #[serde(rename_all = "camelCase")]
@@ -111,6 +118,10 @@ enum Record {
         /// without a lifetime, and in files written before lifetimes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         lifetime_expiry: Option<u64>,
+        /// The app's own ACLs; absent when it has none, and in files
+        /// written before them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        application_acls: Option<StoredAcls>,
     },
     /// The app was given a new lifetime expiry (ms since the epoch).
     LifetimeSet { app: String, expiry: u64 },
@@ -124,6 +135,38 @@ enum Record {
 
 fn first_attempt() -> u32 {
     1
+}
+
+/// An app's ACLs in Hadoop's text form, by YARN's names; one not stored is nobody's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct StoredAcls {
+    #[serde(rename = "VIEW_APP", default, skip_serializing_if = "Option::is_none")]
+    view: Option<String>,
+    #[serde(
+        rename = "MODIFY_APP",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    modify: Option<String>,
+}
+
+impl StoredAcls {
+    /// What to store of `acls`: nothing when they name nobody.
+    fn of(acls: &AppAcls) -> Option<StoredAcls> {
+        let text = |acl: &Acl| (!acl.is_nobody()).then(|| acl.to_string());
+        (!acls.is_empty()).then(|| StoredAcls {
+            view: text(&acls.view),
+            modify: text(&acls.modify),
+        })
+    }
+
+    fn acls(&self) -> AppAcls {
+        let acl = |text: &Option<String>| text.as_deref().map_or_else(Acl::nobody, Acl::parse);
+        AppAcls {
+            view: acl(&self.view),
+            modify: acl(&self.modify),
+        }
+    }
 }
 
 impl StateStore {
@@ -169,6 +212,7 @@ impl StateStore {
             attempt: 1,
             am_container_allocated: false,
             lifetime_expiry,
+            application_acls: StoredAcls::of(&extra.acls),
         };
         self.lines.append(&record);
     }
@@ -278,6 +322,7 @@ fn apply(
             attempt,
             am_container_allocated,
             lifetime_expiry,
+            application_acls,
         } => {
             let id = parse_app(&app)?;
             let queue = QueuePath::parse(&queue).map_err(|e| e.to_string())?;
@@ -304,6 +349,7 @@ fn apply(
                 extra: AppExtra {
                     launch_context: launch_context.map(Arc::new),
                     unmanaged,
+                    acls: application_acls.map(|a| a.acls()).unwrap_or_default(),
                     ..AppExtra::default()
                 },
                 lifetime_expiry_ms: lifetime_expiry,
@@ -356,6 +402,7 @@ fn compacted(app: &StoredApp) -> Record {
         attempt: app.recovered.attempt,
         am_container_allocated: app.recovered.am_container_allocated,
         lifetime_expiry: app.lifetime_expiry_ms,
+        application_acls: StoredAcls::of(&app.extra.acls),
     }
 }
 
@@ -585,6 +632,46 @@ mod tests {
         assert!(text.contains(r#""lifetimeExpiry":1700001200000"#), "{text}");
         let (_store, again, _) = StateStore::open(&dir).unwrap();
         assert_eq!(expiries(&again), want);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn application_acls_survive_a_reopen_and_files_from_before_them_load() {
+        let dir = temp_dir("acls");
+        std::fs::create_dir_all(&dir).unwrap();
+        // A file written before application ACLs: the app has none.
+        std::fs::write(
+            dir.join(STATE_FILE_NAME),
+            format!("{}\n", submitted_line(1, "old", 1)),
+        )
+        .unwrap();
+        let (mut store, apps, warnings) = StateStore::open(&dir).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(apps[0].extra.acls, AppAcls::default());
+        let queue: QueuePath = "root.a".parse().unwrap();
+        let with_acls = AppExtra {
+            acls: AppAcls {
+                view: Acl::parse("bob viewers"),
+                modify: Acl::nobody(),
+            },
+            ..AppExtra::default()
+        };
+        store.submitted(&submission(2, true), &queue, &with_acls, None);
+        drop(store);
+        let text = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        // An app without ACLs is written without the field.
+        assert_eq!(text.matches("applicationAcls").count(), 1, "{text}");
+        assert!(
+            text.contains(r#""applicationAcls":{"VIEW_APP":"bob viewers"}"#),
+            "{text}"
+        );
+        for _ in 0..2 {
+            // Read back, then read back the compacted file.
+            let (_store, apps, warnings) = StateStore::open(&dir).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert_eq!(apps[0].extra.acls, AppAcls::default());
+            assert_eq!(apps[1].extra.acls, with_acls.acls);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -773,7 +773,7 @@ async fn killing_apps() {
         )
         .await
         .error(),
-        "403 ForbiddenException: user bob may not kill application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+        "403 ForbiddenException: user bob may not kill application application_1700000000000_0001 in queue root.a: only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
     );
     // The owner may; the new state is visible at once.
     let killed = put(
@@ -856,7 +856,7 @@ async fn moving_apps() {
     };
     assert_eq!(
         mv("bob", "b").await.error(),
-        "403 ForbiddenException: user bob may not move application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+        "403 ForbiddenException: user bob may not move application application_1700000000000_0001 in queue root.a: only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
     );
     assert_eq!(
         mv("alice", "p").await.error(),
@@ -2059,6 +2059,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 }
 
 mod admin_access;
+mod app_acls;
 mod audit;
 mod decommission;
 mod dynamic_resources;
