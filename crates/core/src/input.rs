@@ -97,7 +97,9 @@ pub enum Input {
         /// The target leaf.
         queue: QueuePath,
     },
-    /// Change an application's priority.
+    /// Change an application's priority (lowered to
+    /// `yarn.cluster.max-application-priority` if above it; the app's
+    /// report shows the priority in force).
     SetAppPriority {
         /// The application.
         app: AppId,
@@ -117,7 +119,9 @@ pub enum Input {
     },
     /// A new, validated allocation file.
     AllocConfigReplaced(Box<AllocConfig>),
-    /// New scheduler settings.
+    /// New scheduler settings. A lower `yarn.cluster.max-application-priority`
+    /// applies from the next submission or priority change on: apps already
+    /// admitted keep theirs, as in Hadoop.
     SettingsReplaced(Box<CoreSettings>),
     /// Time passed; nothing else happened. Drivers send it at `next_deadline()`.
     Tick,
@@ -212,7 +216,10 @@ pub struct Submission {
     pub groups: Vec<String>,
     /// The queue asked for, as typed (placement decides where it goes).
     pub queue: Option<String>,
-    /// Application priority.
+    /// Application priority: the larger, the more weight in a `fair` or
+    /// `drf` leaf and the earlier in a `fifo` one. Above
+    /// `yarn.cluster.max-application-priority` (default 0) it is lowered
+    /// to that, as Hadoop's scheduler does.
     pub priority: AppPriority,
     /// The AM container's size, or `None` for an unmanaged AM.
     pub am_resource: Option<Resource>,

@@ -78,8 +78,11 @@ impl ResourceManager {
     pub(crate) fn submit(
         &mut self,
         now: Time,
-        sub: Submission,
+        mut sub: Submission,
     ) -> Result<SubmitReply, SubmitError> {
+        // Lowered before anything is recorded, so even a refused app's
+        // report shows the priority it would have had.
+        sub.priority = self.settings.scheduler.cap_app_priority(sub.priority);
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
         }
@@ -87,7 +90,6 @@ impl ResourceManager {
         if sub.lifetime == Some(weft_model::Duration::ZERO) {
             return Err(SubmitError::ZeroLifetime(sub.app));
         }
-        self.counters.apps_submitted += 1;
         self.flush_capacity();
         let requested = sub
             .queue
@@ -112,15 +114,32 @@ impl ResourceManager {
                 ..
             } => (queue, needs_create),
             Placement::Rejected(why) => {
+                self.counters.apps_submitted += 1;
                 let err = SubmitError::Placement(why.to_string());
                 self.record_rejection(now, &sub, fallback_queue, err.to_string());
                 return Err(err);
             }
         };
-        if !self
+        let allowed = self
             .tree
-            .has_access(&queue, QueueAccess::SubmitApps, &sub.user, &sub.groups)
-        {
+            .has_access(&queue, QueueAccess::SubmitApps, &sub.user, &sub.groups);
+        if !allowed && self.settings.scheduler.acl_enable {
+            // Hadoop's RMAppManager checks before the app exists when
+            // `yarn.acl.enable` is on, so nothing is recorded or counted;
+            // its scheduler's own check (below) only meets apps it let by.
+            let checked = queue
+                .self_and_ancestors()
+                .find(|p| self.tree.queue_id(p).is_some())
+                .unwrap_or_else(QueuePath::root);
+            return Err(SubmitError::AclRefused {
+                user: sub.user.clone(),
+                app: sub.app,
+                queue,
+                checked,
+            });
+        }
+        self.counters.apps_submitted += 1;
+        if !allowed {
             let err = SubmitError::AccessDenied {
                 user: sub.user.clone(),
                 app: sub.app,
@@ -175,7 +194,7 @@ impl ResourceManager {
         rec: RecoveredApp,
     ) -> Result<SubmitReply, SubmitError> {
         let RecoveredApp {
-            submission: sub,
+            submission: mut sub,
             queue,
             attempt,
             am_container_allocated,
@@ -186,6 +205,9 @@ impl ResourceManager {
         if self.apps.contains_key(&sub.app) {
             return Err(SubmitError::Duplicate(sub.app));
         }
+        // The cap in force now, which may be lower than the one the app
+        // was submitted under (Hadoop keeps a recovered app's priority).
+        sub.priority = self.settings.scheduler.cap_app_priority(sub.priority);
         self.issue_past(sub.app);
         self.flush_capacity();
         let am_resource = sub.am_resource.map(|am| {
@@ -807,12 +829,15 @@ impl ResourceManager {
         Ok(())
     }
 
+    /// Sets the app's priority, lowered to the cap as a submission's is;
+    /// its report shows the priority in force.
     pub(crate) fn set_priority(
         &mut self,
         app: AppId,
         priority: AppPriority,
     ) -> Result<(), AppError> {
         let h = self.live_handle(app)?;
+        let priority = self.settings.scheduler.cap_app_priority(priority);
         self.tree.set_app_priority(h, priority);
         if let Some(record) = self.apps.get_mut(&app) {
             record.priority = priority;

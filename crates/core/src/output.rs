@@ -332,7 +332,10 @@ pub enum NodeError {
     },
 }
 
-/// Why a submission was refused outright.
+/// Why a submission was refused. Placement, ACL, queue and AM-size
+/// refusals still record the app (its report shows it refused, as
+/// Hadoop's scheduler records it); a duplicate id, a zero lifetime and
+/// `AclRefused` record nothing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SubmitError {
     /// The id is in use.
@@ -341,7 +344,9 @@ pub enum SubmitError {
     /// Placement refused it.
     #[error("application rejected by placement rules: {0}")]
     Placement(String),
-    /// The user may not submit to the queue.
+    /// The user may not submit to the queue placement chose: the
+    /// scheduler's check, made whatever `yarn.acl.enable` says, which
+    /// records the app as refused (`FAILED`) as Hadoop's scheduler does.
     #[error("user {user} does not have permission to submit {app} to queue {queue}")]
     AccessDenied {
         /// The user.
@@ -350,6 +355,25 @@ pub enum SubmitError {
         app: AppId,
         /// The queue.
         queue: QueuePath,
+    },
+    /// With `yarn.acl.enable`, the user may not submit to the queue
+    /// placement chose: refused before the app exists, as Hadoop's
+    /// RMAppManager refuses it, so nothing is recorded and the id may be
+    /// submitted again.
+    #[error(
+        "user {user} does not have permission to submit {app} to queue {queue}: denied by the ACLs (aclSubmitApps, aclAdministerApps) of queue {checked} and its parents"
+    )]
+    AclRefused {
+        /// The user.
+        user: String,
+        /// The app.
+        app: AppId,
+        /// The queue placement chose.
+        queue: QueuePath,
+        /// The queue whose ACLs (with its parents') were checked: the one
+        /// placement chose, or its nearest existing parent when it is yet
+        /// to be created.
+        checked: QueuePath,
     },
     /// The queue cannot take it.
     #[error("application {app} cannot be placed in {queue}: {why}")]

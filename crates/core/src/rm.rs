@@ -134,7 +134,8 @@ pub struct AppRecord {
     pub final_status: Option<FinalStatus>,
     /// A sentence a person can act on.
     pub diagnostics: String,
-    /// Priority.
+    /// The priority in force: what was asked, lowered to
+    /// `yarn.cluster.max-application-priority` when above it.
     pub priority: weft_model::AppPriority,
     /// AM container size (`None`: unmanaged).
     pub am_resource: Option<Resource>,

@@ -173,11 +173,13 @@ fn settings(idx: u8) -> CoreSettings {
     ];
     match idx {
         1 => props.extend([
+            ("yarn.cluster.max-application-priority", "1"),
             ("yarn.scheduler.fair.assignmultiple", "true"),
             ("yarn.scheduler.fair.locality.threshold.node", "0.5"),
             ("yarn.scheduler.fair.locality.threshold.rack", "0.5"),
         ]),
         2 => props.extend([
+            ("yarn.cluster.max-application-priority", "10"),
             ("yarn.scheduler.fair.assignmultiple", "true"),
             ("yarn.scheduler.fair.dynamic.max.assign", "false"),
             ("yarn.scheduler.fair.max.assign", "3"),
@@ -308,6 +310,23 @@ impl Harness {
         check_no_allocation_over_max(&self.rm, &out)?;
         check_lifetimes(&self.rm, self.now, &out)?;
         Ok(out)
+    }
+
+    /// The app's report shows the priority asked for, lowered to the cap
+    /// in force (`yarn.cluster.max-application-priority`) if above it.
+    fn check_priority(&self, app: AppId, asked: i8) -> Result<(), TestCaseError> {
+        let Some(report) = self.rm.app_report(app) else {
+            return Ok(());
+        };
+        let cap = self.rm.settings().scheduler.max_app_priority.0;
+        let want = i32::from(asked).min(cap);
+        if report.record.priority.0 != want {
+            return Err(TestCaseError::fail(format!(
+                "{app} asked for priority {asked} under a cap of {cap} and has {}",
+                report.record.priority
+            )));
+        }
+        Ok(())
     }
 
     fn step(&mut self, op: &Op) -> Result<(), TestCaseError> {
@@ -479,6 +498,7 @@ impl Harness {
                         _ => Some(Duration::from_millis(30_000)),
                     },
                 }))?;
+                self.check_priority(new.app, prio)?;
                 // An unmanaged AM runs already and registers at once.
                 if am == 0 && matches!(out.reply, Reply::Submitted(Ok(_))) {
                     self.handle(Input::AmRegistered { app: new.app })?;
@@ -609,10 +629,13 @@ impl Harness {
             }
             Op::Priority { app, prio } => {
                 if let Some(app) = self.app(app) {
-                    self.handle(Input::SetAppPriority {
+                    let out = self.handle(Input::SetAppPriority {
                         app,
                         priority: AppPriority(i32::from(prio)),
                     })?;
+                    if matches!(out.reply, Reply::Done(Ok(()))) {
+                        self.check_priority(app, prio)?;
+                    }
                 }
             }
             Op::Lifetime { app, ahead } => {
@@ -815,14 +838,18 @@ fn check_fifo(
     )
     .expect("valid allocation file")
     .config;
-    let props = if assign_multiple {
-        vec![(
+    // The priorities drawn are all within the cap, so the order checked is
+    // the one asked for.
+    let mut props = vec![(
+        "yarn.cluster.max-application-priority".to_owned(),
+        "10".to_owned(),
+    )];
+    if assign_multiple {
+        props.push((
             "yarn.scheduler.fair.assignmultiple".to_owned(),
             "true".to_owned(),
-        )]
-    } else {
-        Vec::new()
-    };
+        ));
+    }
     let mut rm = ResourceManager::new(config, settings_from(&props).expect("settings"), Time::ZERO);
     let mut now = Time::ZERO;
     for (i, vcores) in node_vcores.iter().enumerate() {
@@ -1001,14 +1028,18 @@ fn check_drf(
     let config = parse_alloc_file(&xml)
         .expect("valid allocation file")
         .config;
-    let props = if assign_multiple {
-        vec![(
+    // The priorities drawn are all within the cap, so the order checked is
+    // the one asked for.
+    let mut props = vec![(
+        "yarn.cluster.max-application-priority".to_owned(),
+        "10".to_owned(),
+    )];
+    if assign_multiple {
+        props.push((
             "yarn.scheduler.fair.assignmultiple".to_owned(),
             "true".to_owned(),
-        )]
-    } else {
-        Vec::new()
-    };
+        ));
+    }
     let mut rm = ResourceManager::new(config, settings_from(&props).expect("settings"), Time::ZERO);
     let now = Time::ZERO;
     for (i, kind) in nodes.iter().enumerate() {

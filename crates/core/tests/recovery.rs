@@ -576,3 +576,48 @@ fn ended_apps_come_back_among_the_finished_only_and_are_forgotten_in_finish_orde
         ]
     );
 }
+
+#[test]
+fn recovered_apps_meet_the_priority_cap_in_force() {
+    // The restarted RM's cap is 1; the apps were stored at 5, 1 and -3 (a
+    // store written under a higher cap, or by hand).
+    let config = parse_alloc_file(ALLOC).unwrap().config;
+    let mut settings = CoreSettings {
+        cluster_timestamp: 2000,
+        ..CoreSettings::default()
+    };
+    settings.scheduler.max_app_priority = AppPriority(1);
+    let mut rm = ResourceManager::new(config, settings, Time::ZERO);
+    for (seq, priority) in [(1, 5), (2, 1), (3, -3)] {
+        let out = rm.handle(
+            Time::ZERO,
+            Input::AppRecovered(RecoveredApp {
+                submission: Submission {
+                    app: AppId::new(OLD, seq),
+                    user: "alice".into(),
+                    groups: vec![],
+                    queue: None,
+                    priority: AppPriority(priority),
+                    am_resource: None,
+                    name: format!("app{seq}"),
+                    app_type: "YARN".into(),
+                    tags: vec![],
+                    lifetime: None,
+                },
+                queue: "root.a".parse().unwrap(),
+                attempt: 1,
+                am_container_allocated: false,
+                lifetime_expiry: None,
+                submitted: None,
+                launched: None,
+            }),
+        );
+        assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
+    }
+    rm.check_invariants().unwrap();
+    let priorities: Vec<(u32, i32)> = rm
+        .app_reports()
+        .map(|r| (r.record.id.seq, r.record.priority.0))
+        .collect();
+    assert_eq!(priorities, vec![(1, 1), (2, 1), (3, -3)]);
+}

@@ -45,7 +45,7 @@ use weft_core::{
 use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
-use crate::access::{Identity, LiveAccess};
+use crate::access::{AppAccess, AppAcls, Identity, LiveAccess};
 use crate::audit::{AuditLog, Entry, Outcome};
 use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
@@ -1432,20 +1432,29 @@ impl Actor {
         match &res {
             Ok(reply) => {
                 self.metrics.app_submitted(&reply.queue);
-                if let (Some(store), Some(sub)) = (&mut self.store, &stored) {
-                    let expiry = self
-                        .core
-                        .app_report(app)
-                        .and_then(|r| r.record.lifetime_expiry)
+                if let (Some(store), Some(mut sub)) = (&mut self.store, stored) {
+                    let record = self.core.app_report(app).map(|r| r.record);
+                    let expiry = record
+                        .as_ref()
+                        .and_then(|r| r.lifetime_expiry)
                         .map(|t| self.clock.epoch_ms(t));
-                    store.submitted(sub, &reply.queue, &extra, expiry, self.clock.epoch_ms(now));
+                    // Stored as in force, as Hadoop stores the priority its
+                    // scheduler settled on: a cap raised later does not
+                    // raise the app.
+                    if let Some(r) = &record {
+                        sub.priority = r.priority;
+                    }
+                    store.submitted(&sub, &reply.queue, &extra, expiry, self.clock.epoch_ms(now));
                 }
                 self.extras.insert(app, extra);
             }
             Err(RmError::Submit(SubmitError::Duplicate(_))) => {}
             Err(_) => {
                 self.metrics.app_rejected();
-                if !known {
+                // Kept for an app the core recorded as refused; a refusal
+                // that records nothing (ACLs with `yarn.acl.enable`, a zero
+                // lifetime) leaves the id free to be submitted again.
+                if !known && self.core.app_report(app).is_some() {
                     self.extras.insert(app, extra);
                 }
             }
@@ -1523,10 +1532,13 @@ impl Actor {
         owner: &str,
         queue: &QueuePath,
     ) -> Result<(), RmError> {
+        let none = AppAcls::default();
+        let acls = self.extras.get(&app).map_or(&none, |e| &e.acls);
+        let access = AppAccess { owner, queue, acls };
         if self
             .settings
             .access
-            .may_modify_app(self.core.tree(), who, owner, queue)
+            .may_modify_app(self.core.tree(), who, access)
         {
             return Ok(());
         }
@@ -1535,7 +1547,7 @@ impl Actor {
             action,
             app,
             queue: queue.clone(),
-            why: ": only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+            why: ": only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
                 .to_owned(),
         })
     }
@@ -1619,7 +1631,12 @@ impl Actor {
             .handle(now, Input::SetAppPriority { app, priority });
         self.absorb(now, &out.events);
         match out.reply {
-            Reply::Done(Ok(())) => Ok(priority),
+            // The priority in force, which the cap may have lowered: Hadoop's
+            // answer is the app's priority after the update too.
+            Reply::Done(Ok(())) => Ok(self
+                .core
+                .app_report(app)
+                .map_or(priority, |r| r.record.priority)),
             Reply::Done(Err(e)) => Err(e.into()),
             _ => Err(RmError::Unexpected { what: "priority" }),
         }

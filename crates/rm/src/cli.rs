@@ -311,18 +311,29 @@ pub async fn application_move(
     ))
 }
 
-/// `weft application -appId <appId> -updatePriority <priority>`.
+/// `weft application -appId <appId> -updatePriority <priority>`. Like
+/// Hadoop's CLI, says so when the priority in force is not the one asked
+/// for: the RM lowered it to `yarn.cluster.max-application-priority`.
 pub async fn application_priority(
     client: &mut RmClient,
     app: &str,
     priority: i32,
 ) -> Result<String, ClientError> {
     let body = AppPriorityDto { priority };
-    let _: serde_json::Value = client
+    let v: serde_json::Value = client
         .call(Method::PUT, &app_path(app, "/priority"), Some(&body))
         .await?;
+    let set = v
+        .get("priority")
+        .and_then(serde_json::Value::as_i64)
+        .unwrap_or(i64::from(priority));
+    if set == i64::from(priority) {
+        return Ok(format!(
+            "Updating priority of an application {app}\nSuccessfully updated the application {app} with priority {priority}\n"
+        ));
+    }
     Ok(format!(
-        "Updating priority of an application {app}\nSuccessfully updated the application {app} with priority {priority}\n"
+        "Updating priority of an application {app}\nUpdated the priority of application {app} to {set}, the cluster's maximum application priority (yarn.cluster.max-application-priority), not {priority}\n"
     ))
 }
 

@@ -30,7 +30,7 @@ use axum::routing::{MethodRouter, get, post, put};
 use metrics::Histogram;
 use weft_model::{AppId, NodeId, Resource};
 
-use crate::access::{Identity, LiveAccess};
+use crate::access::{AppAccess, Identity, LiveAccess};
 use crate::actor::RmHandle;
 use crate::audit::{self, AuditLog};
 use crate::config::ServiceSettings;
@@ -39,6 +39,7 @@ use crate::http::error::{ApiError, InternalDetail, RemoteException};
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
 use crate::topology::RackResolver;
+use crate::view::{AppView, View};
 
 /// What every handler can reach: the scheduler's handle and the service's
 /// static settings.
@@ -134,6 +135,18 @@ impl ApiState {
 
     pub(crate) fn explain_budget(&self) -> &explain::ExplainBudget {
         &self.0.explain_budget
+    }
+
+    /// Whether `who` (`None`: a caller who named nobody) may see each app's
+    /// full report, under the ACL settings in force now and the queue ACLs
+    /// of `view`.
+    pub(crate) fn app_viewer<'a>(
+        &self,
+        who: Option<&'a Identity>,
+        view: &'a View,
+    ) -> impl Fn(&AppView) -> bool + 'a {
+        let acl = self.0.access.settings();
+        move |app| acl.may_view_app(view, who, AppAccess::of(app))
     }
 }
 

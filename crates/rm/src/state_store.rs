@@ -1,8 +1,8 @@
 //! The RM's state store (`weft.rm.state-store.dir`, off by default): what
 //! it must remember across a restart to take its applications back, as
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
-//! queue placement chose, the AM's launch context, the lifetime expiry and
-//! the submission time), an app's first container allocated, an AM
+//! queue placement chose, the AM's launch context, the app's ACLs, the
+//! lifetime expiry and the submission time), an app's first container allocated, an AM
 //! container allocated, an attempt that failed, a new lifetime expiry, and
 //! an app that ended, with everything its report shows from then on. Times
 //! are wall-clock milliseconds, since the core's clock starts again with
@@ -36,7 +36,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use weft_core::{AppRecord, AppState, EndedApp, FinalStatus, RecoveredApp, Submission};
 use weft_model::{AppId, AppPriority, ContainerId, QueuePath};
+use weft_queue_tree::Acl;
 
+use crate::access::AppAcls;
 use crate::clock::Clock;
 use crate::dto::ResourceDto;
 use crate::dto::apps::final_status_name;
@@ -159,6 +161,10 @@ enum Record {
         /// Written by compaction only: when its first container was allocated.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         launched_ms: Option<u64>,
+        /// The app's own ACLs; absent when it has none, and in files
+        /// written before them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        application_acls: Option<StoredAcls>,
     },
     /// The app was given a new lifetime expiry (ms since the epoch).
     LifetimeSet { app: String, expiry: u64 },
@@ -229,6 +235,41 @@ struct EndedReport {
     am_host: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     am_rpc_port: Option<u16>,
+    /// Its own ACLs, which still decide who sees its whole report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    application_acls: Option<StoredAcls>,
+}
+
+/// An app's ACLs in Hadoop's text form, by YARN's names; one not stored is nobody's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct StoredAcls {
+    #[serde(rename = "VIEW_APP", default, skip_serializing_if = "Option::is_none")]
+    view: Option<String>,
+    #[serde(
+        rename = "MODIFY_APP",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    modify: Option<String>,
+}
+
+impl StoredAcls {
+    /// What to store of `acls`: nothing when they name nobody.
+    fn of(acls: &AppAcls) -> Option<StoredAcls> {
+        let text = |acl: &Acl| (!acl.is_nobody()).then(|| acl.to_string());
+        (!acls.is_empty()).then(|| StoredAcls {
+            view: text(&acls.view),
+            modify: text(&acls.modify),
+        })
+    }
+
+    fn acls(&self) -> AppAcls {
+        let acl = |text: &Option<String>| text.as_deref().map_or_else(Acl::nobody, Acl::parse);
+        AppAcls {
+            view: acl(&self.view),
+            modify: acl(&self.modify),
+        }
+    }
 }
 
 fn first_attempt() -> u32 {
@@ -343,6 +384,7 @@ impl StateStore {
             lifetime_expiry,
             submitted_ms: Some(submitted_ms),
             launched_ms: None,
+            application_acls: StoredAcls::of(&extra.acls),
         };
         self.lines.append(record);
     }
@@ -449,6 +491,7 @@ fn ended_report(r: &AppRecord, extra: Option<&AppExtra>, clock: &Clock) -> Optio
         tracking_url: extra.and_then(|e| e.tracking_url.clone()),
         am_host: extra.and_then(|e| e.am_host.clone()),
         am_rpc_port: extra.and_then(|e| e.am_rpc_port),
+        application_acls: extra.and_then(|e| StoredAcls::of(&e.acls)),
     })
 }
 
@@ -529,6 +572,11 @@ impl StoredEndedApp {
             tracking_url: r.tracking_url.clone(),
             am_host: r.am_host.clone(),
             am_rpc_port: r.am_rpc_port,
+            acls: r
+                .application_acls
+                .as_ref()
+                .map(StoredAcls::acls)
+                .unwrap_or_default(),
             ..AppExtra::default()
         };
         (ended, extra)
@@ -660,6 +708,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
             lifetime_expiry,
             submitted_ms,
             launched_ms,
+            application_acls,
         } => {
             let id = parse_app(&app)?;
             let queue = QueuePath::parse(&queue).map_err(|e| e.to_string())?;
@@ -688,6 +737,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                 extra: AppExtra {
                     launch_context: launch_context.map(Arc::new),
                     unmanaged,
+                    acls: application_acls.map(|a| a.acls()).unwrap_or_default(),
                     ..AppExtra::default()
                 },
                 lifetime_expiry_ms: lifetime_expiry,
@@ -772,6 +822,7 @@ fn compacted(app: &StoredApp) -> Record {
         lifetime_expiry: app.lifetime_expiry_ms,
         submitted_ms: Some(app.submitted_ms),
         launched_ms: app.launched_ms,
+        application_acls: StoredAcls::of(&app.extra.acls),
     }
 }
 
@@ -1010,6 +1061,53 @@ mod tests {
         assert!(text.contains(r#""lifetimeExpiry":1700001200000"#), "{text}");
         let (_store, again, _) = open(&dir).unwrap();
         assert_eq!(expiries(&again), want);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn application_acls_survive_a_reopen_and_files_from_before_them_load() {
+        let dir = temp_dir("acls");
+        std::fs::create_dir_all(&dir).unwrap();
+        // A file written before application ACLs: the app has none.
+        std::fs::write(
+            dir.join(STATE_FILE_NAME),
+            format!("{}\n", submitted_line(1, "old", 1)),
+        )
+        .unwrap();
+        let (mut store, apps, warnings) = open(&dir).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(apps[0].extra.acls, AppAcls::default());
+        let queue: QueuePath = "root.a".parse().unwrap();
+        let with_acls = AppExtra {
+            acls: AppAcls {
+                view: Acl::parse("bob viewers"),
+                modify: Acl::nobody(),
+            },
+            ..AppExtra::default()
+        };
+        store.submitted(&submission(2, true), &queue, &with_acls, None, ORIGIN);
+        store.submitted(&submission(3, true), &queue, &with_acls, None, ORIGIN);
+        // An ended app keeps them too: they still decide who sees its report.
+        let clock = Clock::with_epoch_origin(ORIGIN);
+        let record = ended_record(3, AppState::Finished, 1_000);
+        store.ended(AppId::new(7, 3), Some(&record), Some(&with_acls), &clock);
+        drop(store);
+        let text = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        // An app without ACLs is written without the field.
+        assert_eq!(text.matches("applicationAcls").count(), 3, "{text}");
+        assert!(
+            text.contains(r#""applicationAcls":{"VIEW_APP":"bob viewers"}"#),
+            "{text}"
+        );
+        for _ in 0..2 {
+            // Read back, then read back the compacted file.
+            let (_store, stored, warnings) = StateStore::open(&dir, 10, ORIGIN).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert_eq!(stored.apps[0].extra.acls, AppAcls::default());
+            assert_eq!(stored.apps[1].extra.acls, with_acls.acls);
+            let (_, extra) = stored.ended[0].recovered_on(&clock);
+            assert_eq!(extra.acls, with_acls.acls);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

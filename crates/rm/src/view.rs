@@ -4,7 +4,7 @@
 //!
 //! When to rebuild is the actor's decision; turning a snapshot into JSON is
 //! the DTO modules'. What the shell alone knows about an app (its launch
-//! context, where its AM runs) is kept here too, in `AppExtra`.
+//! context, its own ACLs, where its AM runs) is kept here too, in `AppExtra`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use std::sync::Arc;
 use weft_core::{AppReport, ClusterMetrics, NodeReport, QueueReport, ResourceManager};
 use weft_model::{AppId, NodeId, QueuePath, Time};
 
+use crate::access::AppAcls;
 use crate::hosts::TimeoutSecs;
 
 /// One consistent picture of the RM, as of `now`.
@@ -54,6 +55,9 @@ pub struct AppExtra {
     pub launch_context: Option<Arc<serde_json::Value>>,
     /// True when the submitter runs the AM itself.
     pub unmanaged: bool,
+    /// The app's `VIEW_APP` and `MODIFY_APP` ACLs, read from the launch
+    /// context at submission.
+    pub acls: AppAcls,
     /// The node running the current AM container, and its web address.
     pub am_node: Option<(NodeId, String)>,
     /// What the AM said when it registered: host, RPC port, tracking URL.

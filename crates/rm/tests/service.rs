@@ -326,6 +326,21 @@ async fn yarn_style_commands() {
     "#]]
     .assert_eq(&moved);
 
+    // The default cap (yarn.cluster.max-application-priority) is 0, and the
+    // command says when the RM lowered what was asked, as Hadoop's does.
+    let lowered = cli::application_priority(&mut alice, &a, 3).await.unwrap();
+    expect![[r#"
+        Updating priority of an application application_1700000000000_0001
+        Updated the priority of application application_1700000000000_0001 to 0, the cluster's maximum application priority (yarn.cluster.max-application-priority), not 3
+    "#]]
+    .assert_eq(&lowered);
+    let kept = cli::application_priority(&mut alice, &a, -1).await.unwrap();
+    expect![[r#"
+        Updating priority of an application application_1700000000000_0001
+        Successfully updated the application application_1700000000000_0001 with priority -1
+    "#]]
+    .assert_eq(&kept);
+
     let queue = cli::queue_status(&mut alice, "b").await.unwrap();
     expect![[r#"
         Queue Information : 

@@ -12,7 +12,7 @@ use std::fmt;
 use std::num::NonZeroU32;
 use std::str::FromStr;
 
-use weft_model::{Duration, QueuePath, Resource, ResourceType};
+use weft_model::{AppPriority, Duration, QueuePath, Resource, ResourceType};
 
 use super::allocation::{AllocationLimits, AllocationLimitsError};
 use super::hadoop_config::{HadoopConfig, Property};
@@ -108,6 +108,12 @@ pub struct SchedulerSettings {
     pub acl_enable: bool,
     /// `yarn.admin.acl` (default `*`): the cluster administrators.
     pub admin_acl: Acl,
+    /// `yarn.cluster.max-application-priority` (default 0): the highest
+    /// application priority; a submission, a priority change or a
+    /// recovered app asking for more gets this instead (see
+    /// [`SchedulerSettings::cap_app_priority`]). Any integer; priorities
+    /// below it are not bounded.
+    pub max_app_priority: AppPriority,
     /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms` (default 1 s):
     /// how often node managers are told to heartbeat. Positive.
     pub node_heartbeat_interval: Duration,
@@ -301,6 +307,7 @@ impl Default for SchedulerSettings {
             include_port_in_node_name: false,
             acl_enable: false,
             admin_acl: Acl::everyone(),
+            max_app_priority: AppPriority(0),
             node_heartbeat_interval: Duration::from_millis(1_000),
             nm_liveness_expiry: Duration::from_millis(600_000),
             am_liveness_expiry: Duration::from_millis(600_000),
@@ -424,6 +431,14 @@ impl SchedulerSettings {
         }
     }
 
+    /// `asked`, lowered to `max_app_priority` if above it, as Hadoop's
+    /// scheduler lowers a priority above `yarn.cluster.max-application-priority`
+    /// (silently: the report shows what is in force). A priority below the
+    /// cap is kept, however low: it only gives up its own app's share.
+    pub fn cap_app_priority(&self, asked: AppPriority) -> AppPriority {
+        AppPriority(asked.0.min(self.max_app_priority.0))
+    }
+
     /// The time Hadoop allows for preempted resources to reach the starved
     /// app: 4 node heartbeats. Hadoop allows 10 continuous-scheduling passes
     /// instead when its timer runs; Weft has no timer, so freed room reaches
@@ -486,6 +501,7 @@ mod names {
     pub(super) const INCLUDE_PORT: &str = "yarn.scheduler.include-port-in-node-name";
     pub(super) const ACL_ENABLE: &str = "yarn.acl.enable";
     pub(super) const ADMIN_ACL: &str = "yarn.admin.acl";
+    pub(super) const MAX_APP_PRIORITY: &str = "yarn.cluster.max-application-priority";
     pub(super) const HEARTBEAT_INTERVAL: &str =
         "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms";
     pub(super) const NM_EXPIRY: &str = "yarn.nm.liveness-monitor.expiry-interval-ms";
@@ -693,6 +709,7 @@ impl<'a> Reader<'a> {
             admin_acl: self
                 .lookup(ADMIN_ACL)
                 .map_or(d.admin_acl, |p| Acl::parse(&p.value)),
+            max_app_priority: self.max_app_priority(d.max_app_priority),
             node_heartbeat_interval: self.millis(HEARTBEAT_INTERVAL, d.node_heartbeat_interval, 1),
             nm_liveness_expiry: self.millis(NM_EXPIRY, d.nm_liveness_expiry, 1),
             am_liveness_expiry: self.millis(AM_EXPIRY, d.am_liveness_expiry, 1),
@@ -826,6 +843,20 @@ impl<'a> Reader<'a> {
                 DEFAULT_UPDATE_INTERVAL
             }
             None => DEFAULT_UPDATE_INTERVAL,
+        }
+    }
+
+    /// Any integer Hadoop's `getInt` takes (a Java `int`).
+    fn max_app_priority(&mut self, default: AppPriority) -> AppPriority {
+        let Some(p) = self.lookup(names::MAX_APP_PRIORITY) else {
+            return default;
+        };
+        match self.int(p) {
+            Some(n) => i32::try_from(n).map(AppPriority).unwrap_or_else(|_| {
+                self.out_of_range(p, "must fit in 32 bits");
+                default
+            }),
+            None => default,
         }
     }
 

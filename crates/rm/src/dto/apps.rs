@@ -4,17 +4,20 @@
 //! and `appattempts` sub-resources.
 //!
 //! Conversions: a submission becomes the core's `Submission` plus the
-//! shell's `AppExtra`; an `AppView` becomes an `AppDto`. Access control is
-//! not decided here.
+//! shell's `AppExtra` (with the app's ACLs, checked here); an `AppView`
+//! becomes an `AppDto`, whole or withheld. Who may see what is decided
+//! by `crate::access`, not here.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use weft_core::{AppState, FinalStatus, Submission};
 use weft_model::{AppId, AppPriority, Duration, QueuePath, Resource, ResourceType, Time};
+use weft_queue_tree::Acl;
 
 use crate::actor::AppSnapshot;
 
+use crate::access::{AppAcls, MODIFY_APP, VIEW_APP};
 use crate::dto::{EpochMillis, InvalidField, ResourceDto, one_or_many, parse_field};
 use crate::iso8601::EpochMs;
 use crate::view::{AppExtra, AppView, View};
@@ -129,6 +132,11 @@ pub struct AppDto {
     /// when the list was asked for with `deSelects=timeouts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeouts: Option<AppTimeoutsDto>,
+    /// Not on the wire: true when the report leaves out what the caller
+    /// may not see (`AppDto::withheld`), so a page can say so rather than
+    /// show its zeros as figures.
+    #[serde(skip)]
+    pub withheld: bool,
 }
 
 /// YARN's name of a final status.
@@ -257,6 +265,39 @@ impl AppDto {
                     epoch_ms(now),
                 )],
             }),
+            withheld: false,
+        }
+    }
+
+    /// The report for a caller who may not see the app's details (no
+    /// `VIEW_APP` right while ACLs are on), as Hadoop's `AppInfo` gives it
+    /// without access: its times, where its AM runs and what it holds are
+    /// left out (0, or empty where Hadoop leaves a field out), and so are
+    /// Weft's usage additions; who and what it is, its state, progress,
+    /// diagnostics, tracking URL, priority, aggregate and preempted
+    /// resources and timeouts stay, as in Hadoop.
+    pub fn withheld(self) -> AppDto {
+        AppDto {
+            started_time: 0,
+            launch_time: 0,
+            finished_time: 0,
+            elapsed_time: 0,
+            am_container_logs: String::new(),
+            am_host_http_address: String::new(),
+            am_rpc_address: String::new(),
+            allocated_mb: 0,
+            allocated_vcores: 0,
+            reserved_mb: 0,
+            reserved_vcores: 0,
+            running_containers: 0,
+            queue_usage_percentage: 0.0,
+            cluster_usage_percentage: 0.0,
+            log_aggregation_status: String::new(),
+            pending_mb: 0,
+            pending_vcores: 0,
+            fair_share_mb: 0,
+            withheld: true,
+            ..self
         }
     }
 }
@@ -696,22 +737,36 @@ impl AppFilter {
         &self.states
     }
 
-    /// The apps of `view` that pass, by id, at most `limit` of them.
-    pub fn apply(&self, view: &View) -> Vec<AppDto> {
-        self.take(view, view.apps.values())
+    /// The apps of `view` that pass, by id, at most `limit` of them; those
+    /// `may_view` refuses are withheld (`AppDto::withheld`), not left out,
+    /// as in Hadoop.
+    pub fn apply(&self, view: &View, may_view: impl Fn(&AppView) -> bool) -> Vec<AppDto> {
+        self.take(view, view.apps.values(), may_view)
     }
 
     /// The apps of `view` that pass, newest (highest id) first, at most
     /// `limit` of them: the newest, as a person looking at a list wants them.
-    pub fn apply_newest_first(&self, view: &View) -> Vec<AppDto> {
-        self.take(view, view.apps.values().rev())
+    pub fn apply_newest_first(
+        &self,
+        view: &View,
+        may_view: impl Fn(&AppView) -> bool,
+    ) -> Vec<AppDto> {
+        self.take(view, view.apps.values().rev(), may_view)
     }
 
-    fn take<'v>(&self, view: &View, apps: impl Iterator<Item = &'v AppView>) -> Vec<AppDto> {
+    fn take<'v>(
+        &self,
+        view: &View,
+        apps: impl Iterator<Item = &'v AppView>,
+        may_view: impl Fn(&AppView) -> bool,
+    ) -> Vec<AppDto> {
         apps.filter(|a| self.matches(view, a))
             .take(self.limit.unwrap_or(usize::MAX))
             .map(|a| {
                 let mut dto = AppDto::from_view(view, a);
+                if !may_view(a) {
+                    dto = dto.withheld();
+                }
                 if self.without_timeouts {
                     dto.timeouts = None;
                 }
@@ -791,8 +846,11 @@ pub struct SubmitApplicationDto {
     /// Application priority (default 0).
     #[serde(default)]
     pub priority: Option<i32>,
-    /// The AM's launch context, handed unchanged to the node that runs it.
-    #[serde(default)]
+    /// The AM's launch context, handed unchanged to the node that runs it;
+    /// its `application-acls` are the app's `VIEW_APP` and `MODIFY_APP`
+    /// ACLs. Read so that a key given more than once (XML's repeated
+    /// `<entry>` elements) keeps every value, as a list.
+    #[serde(default, deserialize_with = "launch_spec")]
     pub am_container_spec: Option<serde_json::Value>,
     /// True when the submitter runs the AM itself (no AM container).
     #[serde(rename = "unmanaged-AM", default)]
@@ -922,12 +980,15 @@ impl SubmitApplicationDto {
             tags,
             lifetime,
         };
+        let launch_context = self.am_container_spec.clone().map(unwrap_xml_text);
+        let acls = match &launch_context {
+            Some(spec) => app_acls(spec)?,
+            None => AppAcls::default(),
+        };
         let extra = AppExtra {
-            launch_context: self
-                .am_container_spec
-                .clone()
-                .map(|spec| std::sync::Arc::new(unwrap_xml_text(spec))),
+            launch_context: launch_context.map(std::sync::Arc::new),
             unmanaged,
+            acls,
             ..AppExtra::default()
         };
         Ok((submission, extra))
@@ -1006,6 +1067,230 @@ fn app_lifetime(timeouts: &BTreeMap<String, i64>) -> Result<Option<Duration>, In
         }
     }
     Ok(lifetime)
+}
+
+/// Where the app's ACLs are in a submission.
+const ACLS_FIELD: &str = "am-container-spec.application-acls";
+
+/// The app's ACLs from its launch context's `application-acls`, in any
+/// form Hadoop's clients send them: `{"entry": [{"key": "VIEW_APP",
+/// "value": "alice,bob admins"}, ...]}` (one entry may come as an object,
+/// as XML gives it), or `{"VIEW_APP": "...", "MODIFY_APP": "..."}`. A type
+/// not given is nobody's. An unknown type, a type given twice, a value
+/// that is not text or an ACL that cannot mean what was meant
+/// (`app_acl`) is refused, naming where.
+fn app_acls(spec: &serde_json::Value) -> Result<AppAcls, InvalidField> {
+    use serde_json::Value;
+    let mut acls = AppAcls::default();
+    let Some(given) = spec.get("application-acls") else {
+        return Ok(acls);
+    };
+    let pairs: Vec<(String, String, &Value)> = match given {
+        Value::Null => return Ok(acls),
+        Value::Object(map) => match map.get("entry") {
+            Some(entries) => {
+                let list = match entries {
+                    Value::Array(list) => list.iter().collect(),
+                    one => vec![one],
+                };
+                let mut pairs = Vec::with_capacity(list.len());
+                for (i, e) in list.into_iter().enumerate() {
+                    let field = format!("{ACLS_FIELD}.entry[{i}]");
+                    match (e.get("key").and_then(Value::as_str), e.get("value")) {
+                        (Some(key), Some(value)) => pairs.push((field, key.to_owned(), value)),
+                        _ => {
+                            return Err(InvalidField::new(
+                                field,
+                                "expected {\"key\": \"VIEW_APP\" or \"MODIFY_APP\", \"value\": \"users groups\"}",
+                            ));
+                        }
+                    }
+                }
+                pairs
+            }
+            None => map
+                .iter()
+                .map(|(k, v)| (format!("{ACLS_FIELD}.{k}"), k.clone(), v))
+                .collect(),
+        },
+        _ => {
+            return Err(InvalidField::new(
+                ACLS_FIELD,
+                "expected an object of ACLs by type (VIEW_APP, MODIFY_APP)",
+            ));
+        }
+    };
+    let mut seen = BTreeSet::new();
+    for (field, key, value) in pairs {
+        let kind = key.trim().to_ascii_uppercase();
+        let slot = match kind.as_str() {
+            VIEW_APP => &mut acls.view,
+            MODIFY_APP => &mut acls.modify,
+            _ => {
+                return Err(InvalidField::new(
+                    field,
+                    format!("unknown ACL type {key:?}; expected {VIEW_APP} or {MODIFY_APP}"),
+                ));
+            }
+        };
+        if !seen.insert(kind.clone()) {
+            return Err(InvalidField::new(field, format!("{kind} is given twice")));
+        }
+        let text = match value {
+            Value::String(text) => text.as_str(),
+            // XML gives an empty element as an empty object: an empty ACL.
+            Value::Null => "",
+            Value::Object(map) if map.is_empty() => "",
+            _ => {
+                return Err(InvalidField::new(
+                    field,
+                    format!("the {kind} ACL must be text (\"users groups\")"),
+                ));
+            }
+        };
+        *slot = app_acl(&field, &kind, text)?;
+    }
+    Ok(acls)
+}
+
+/// One ACL in Hadoop's form: users, comma-separated, before the first
+/// space, groups after it; `*` alone is everybody; empty or a lone space is
+/// nobody. Hadoop takes any text and reads it that way, which turns some
+/// slips into other lists without a word; these are refused instead, as
+/// none can mean what its writer meant: a control character, a name with
+/// a space inside (a third space-separated part: `alice bob carol` makes
+/// `bob carol` one group), a user list ending in a comma (`alice, bob` makes
+/// `bob` a group), and `*` beside names (Hadoop then lets everybody in).
+fn app_acl(field: &str, kind: &str, text: &str) -> Result<Acl, InvalidField> {
+    let refuse = |why: String| {
+        Err(InvalidField::new(
+            field,
+            format!("{kind} ACL {text:?}: {why}"),
+        ))
+    };
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return refuse(format!("contains the control character {c:?}"));
+    }
+    if text.trim() == "*" {
+        return Ok(Acl::everyone());
+    }
+    let (users, groups) = text.split_once(' ').unwrap_or((text, ""));
+    if users.trim_end().ends_with(',') && !groups.trim().is_empty() {
+        return refuse(format!(
+            "the users end in a comma before the space that starts the groups, so {:?} would be groups; write users without spaces (\"alice,bob\"), then one space, then groups",
+            groups.trim()
+        ));
+    }
+    for (list, what) in [(users, "user"), (groups, "group")] {
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if name.contains(char::is_whitespace) {
+                return refuse(format!(
+                    "{what} {name:?} has a space in it; an ACL is users (comma-separated), one space, then groups (comma-separated): \"alice,bob admins\""
+                ));
+            }
+            if name.contains('*') {
+                return refuse(format!(
+                    "{what} {name:?} has a '*'; \"*\" (everybody) must be the whole ACL"
+                ));
+            }
+        }
+    }
+    Ok(Acl::parse(text))
+}
+
+/// Reads `am-container-spec` as any JSON value, except that a key an object
+/// repeats keeps all its values, as a list: XML gives a list as repeated
+/// elements (`<entry>...</entry><entry>...</entry>`), which a plain
+/// `serde_json::Value` would cut to the last one.
+fn launch_spec<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    Ok(Option::<Listing>::deserialize(d)?.map(|l| l.0))
+}
+
+/// A value read with repeated keys kept (see `launch_spec`).
+struct Listing(serde_json::Value);
+
+impl<'de> Deserialize<'de> for Listing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Listing, D::Error> {
+        use serde::de::{MapAccess, SeqAccess, Visitor};
+        use serde_json::Value;
+
+        struct Any;
+
+        impl<'de> Visitor<'de> for Any {
+            type Value = Listing;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+
+            fn visit_bool<E>(self, v: bool) -> Result<Listing, E> {
+                Ok(Listing(Value::Bool(v)))
+            }
+
+            fn visit_i64<E>(self, v: i64) -> Result<Listing, E> {
+                Ok(Listing(Value::from(v)))
+            }
+
+            fn visit_u64<E>(self, v: u64) -> Result<Listing, E> {
+                Ok(Listing(Value::from(v)))
+            }
+
+            fn visit_f64<E>(self, v: f64) -> Result<Listing, E> {
+                Ok(Listing(Value::from(v)))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<Listing, E> {
+                Ok(Listing(Value::String(v.to_owned())))
+            }
+
+            fn visit_string<E>(self, v: String) -> Result<Listing, E> {
+                Ok(Listing(Value::String(v)))
+            }
+
+            fn visit_none<E>(self) -> Result<Listing, E> {
+                Ok(Listing(Value::Null))
+            }
+
+            fn visit_unit<E>(self) -> Result<Listing, E> {
+                Ok(Listing(Value::Null))
+            }
+
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Listing, D::Error> {
+                Listing::deserialize(d)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Listing, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Listing(v)) = seq.next_element()? {
+                    items.push(v);
+                }
+                Ok(Listing(Value::Array(items)))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Listing, A::Error> {
+                let mut out = serde_json::Map::new();
+                let mut repeated = BTreeSet::new();
+                while let Some((key, Listing(v))) = map.next_entry::<String, Listing>()? {
+                    match out.get_mut(&key) {
+                        None => {
+                            out.insert(key, v);
+                        }
+                        Some(Value::Array(items)) if repeated.contains(&key) => items.push(v),
+                        Some(first) => {
+                            let first = first.take();
+                            out.insert(key.clone(), Value::Array(vec![first, v]));
+                            repeated.insert(key);
+                        }
+                    }
+                }
+                Ok(Listing(Value::Object(out)))
+            }
+        }
+
+        d.deserialize_any(Any)
+    }
 }
 
 /// An XML body read as JSON values shows an element's text as
@@ -1088,6 +1373,25 @@ pub struct AppAttemptDto {
 }
 
 impl AppAttemptsDto {
+    /// The attempts for a caller who may not see the app's details, as
+    /// Hadoop's `AppAttemptInfo` gives them without access: the AM
+    /// container and its node are left out.
+    pub fn withheld(self) -> AppAttemptsDto {
+        AppAttemptsDto {
+            app_attempt: self
+                .app_attempt
+                .into_iter()
+                .map(|a| AppAttemptDto {
+                    container_id: String::new(),
+                    node_http_address: String::new(),
+                    node_id: String::new(),
+                    logs_link: String::new(),
+                    ..a
+                })
+                .collect(),
+        }
+    }
+
     /// The attempts of `app`; `epoch_origin_ms` turns core time into timestamps.
     pub fn of(epoch_origin_ms: u64, app: &AppView) -> AppAttemptsDto {
         // An app the scheduler refused never had an attempt in Hadoop (its
@@ -1327,5 +1631,98 @@ mod tests {
             .to_submission("alice", vec![], Resource::new(1024, 1))
             .unwrap_err();
         assert_eq!(err.field, "application-id");
+    }
+
+    /// The ACLs a JSON submission with this `am-container-spec` gives, or
+    /// its error as `field: why`.
+    fn acls_of(spec: &str) -> Result<(String, String), String> {
+        let body =
+            format!(r#"{{"application-id":"application_5_0001","am-container-spec":{spec}}}"#);
+        let dto: SubmitApplicationDto = serde_json::from_str(&body).unwrap();
+        dto.to_submission("alice", vec![], Resource::new(1024, 1))
+            .map(|(_, extra)| (extra.acls.view.to_string(), extra.acls.modify.to_string()))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn application_acls_are_read_in_hadoops_forms() {
+        let both = |v: &str, m: &str| Ok((v.to_owned(), m.to_owned()));
+        // Hadoop's JSON (its JAXB map), one entry as an object, a plain map.
+        assert_eq!(
+            acls_of(
+                r#"{"application-acls":{"entry":[{"key":"VIEW_APP","value":"bob,carol viewers"},{"key":"MODIFY_APP","value":" ops"}]}}"#
+            ),
+            both("bob,carol viewers", " ops")
+        );
+        assert_eq!(
+            acls_of(r#"{"application-acls":{"entry":{"key":"modify_app","value":"*"}}}"#),
+            both(" ", "*")
+        );
+        assert_eq!(
+            acls_of(r#"{"application-acls":{"VIEW_APP":"dave","MODIFY_APP":""}}"#),
+            both("dave ", " ")
+        );
+        // None given: nobody's, as in Hadoop.
+        assert_eq!(acls_of(r#"{"commands":{"command":"x"}}"#), both(" ", " "));
+        assert_eq!(acls_of(r#"{"application-acls":null}"#), both(" ", " "));
+    }
+
+    #[test]
+    fn application_acls_in_xml_keep_every_entry() {
+        let xml = r#"<application-submission-context>
+  <application-id>application_5_0001</application-id>
+  <am-container-spec>
+    <commands><command>x</command></commands>
+    <environment>
+      <entry><key>A</key><value>1</value></entry>
+      <entry><key>B</key><value>2</value></entry>
+    </environment>
+    <application-acls>
+      <entry><key>VIEW_APP</key><value>bob viewers</value></entry>
+      <entry><key>MODIFY_APP</key><value></value></entry>
+    </application-acls>
+  </am-container-spec>
+</application-submission-context>"#;
+        let dto: SubmitApplicationDto = quick_xml::de::from_str(xml).unwrap();
+        let (_, extra) = dto
+            .to_submission("alice", vec![], Resource::new(1024, 1))
+            .unwrap();
+        assert_eq!(extra.acls.view.to_string(), "bob viewers");
+        assert!(extra.acls.modify.is_nobody());
+        // Both environment entries reach the node, not just the last one.
+        let spec = extra.launch_context.unwrap();
+        assert_eq!(
+            spec["environment"]["entry"],
+            serde_json::json!([{"key": "A", "value": "1"}, {"key": "B", "value": "2"}])
+        );
+    }
+
+    #[test]
+    fn bad_application_acls_are_refused_naming_where() {
+        let refused = |spec: &str| acls_of(spec).unwrap_err();
+        expect_test::expect![[r#"
+            [
+                "am-container-spec.application-acls.entry[1]: unknown ACL type \"ADMINISTER_APP\"; expected VIEW_APP or MODIFY_APP",
+                "am-container-spec.application-acls.entry[1]: VIEW_APP is given twice",
+                "am-container-spec.application-acls.entry[0]: expected {\"key\": \"VIEW_APP\" or \"MODIFY_APP\", \"value\": \"users groups\"}",
+                "am-container-spec.application-acls.MODIFY_APP: the MODIFY_APP ACL must be text (\"users groups\")",
+                "am-container-spec.application-acls: expected an object of ACLs by type (VIEW_APP, MODIFY_APP)",
+                "am-container-spec.application-acls.VIEW_APP: VIEW_APP ACL \"alice bob carol\": group \"bob carol\" has a space in it; an ACL is users (comma-separated), one space, then groups (comma-separated): \"alice,bob admins\"",
+                "am-container-spec.application-acls.VIEW_APP: VIEW_APP ACL \"testuser3, testuser4\": the users end in a comma before the space that starts the groups, so \"testuser4\" would be groups; write users without spaces (\"alice,bob\"), then one space, then groups",
+                "am-container-spec.application-acls.MODIFY_APP: MODIFY_APP ACL \"* admins\": user \"*\" has a '*'; \"*\" (everybody) must be the whole ACL",
+                "am-container-spec.application-acls.VIEW_APP: VIEW_APP ACL \"bob\\nyarn\": contains the control character '\\n'",
+            ]
+        "#]]
+        .assert_debug_eq(&[
+            refused(r#"{"application-acls":{"entry":[{"key":"VIEW_APP","value":"a"},{"key":"ADMINISTER_APP","value":"b"}]}}"#),
+            refused(r#"{"application-acls":{"entry":[{"key":"VIEW_APP","value":"a"},{"key":"view_app","value":"b"}]}}"#),
+            refused(r#"{"application-acls":{"entry":[{"key":"VIEW_APP"}]}}"#),
+            refused(r#"{"application-acls":{"MODIFY_APP":["bob"]}}"#),
+            refused(r#"{"application-acls":"bob"}"#),
+            refused(r#"{"application-acls":{"VIEW_APP":"alice bob carol"}}"#),
+            refused(r#"{"application-acls":{"VIEW_APP":"testuser3, testuser4"}}"#),
+            refused(r#"{"application-acls":{"MODIFY_APP":"* admins"}}"#),
+            refused(r#"{"application-acls":{"VIEW_APP":"bob\nyarn"}}"#),
+        ]);
     }
 }

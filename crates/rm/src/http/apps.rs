@@ -3,7 +3,9 @@
 //! `priority`, `timeouts` (and `timeout`) and `appattempts` sub-resources.
 //!
 //! The list comes from the published views; one app's reads and every
-//! write go through the actor, so a client reads its own writes.
+//! write go through the actor, so a client reads its own writes. The app
+//! reports and attempts are withheld from a named caller the app's
+//! `VIEW_APP` rule (`crate::access`) does not let see them, as Hadoop's are.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -12,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use weft_core::{AppState, SubmitError};
 use weft_model::{AppId, AppPriority, QueuePath};
 
+use crate::access::Identity;
 use crate::actor::{AppSnapshot, RmError};
 use crate::dto::ResourceDto;
 use crate::dto::apps::{
@@ -19,7 +22,7 @@ use crate::dto::apps::{
     AppTimeoutUpdateDto, AppTimeoutsDto, AppsDto, AppsQuery, NewApplicationDto,
     SubmitApplicationDto, lifetime_expiry_ms, timeout_type_named,
 };
-use crate::http::codec::{Format, NamedCaller, Params, Payload, Wire};
+use crate::http::codec::{Caller, Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam, app_location};
 use crate::iso8601::EpochMs;
@@ -30,9 +33,17 @@ async fn fresh(s: &ApiState, app: AppId) -> Result<AppSnapshot, ApiError> {
     Ok(s.rm().app_snapshot(app).await?)
 }
 
+/// Whether `who` may see the app of a fresh snapshot in full: its owner
+/// and ACLs are the snapshot's, its queue's ACLs the published view's.
+pub(super) fn may_view(s: &ApiState, who: Option<&Identity>, snap: &AppSnapshot) -> bool {
+    let view = s.rm().view();
+    s.app_viewer(who, &view)(&snap.app)
+}
+
 pub(super) async fn list(
     State(s): State<ApiState>,
     format: Format,
+    Caller(who): Caller,
     Params(pairs): Params<Vec<(String, String)>>,
 ) -> Result<Wire<AppsDto>, ApiError> {
     let filter = AppsQuery::from_pairs(&pairs).to_filter()?;
@@ -41,7 +52,7 @@ pub(super) async fn list(
         format,
         "apps",
         AppsDto {
-            app: filter.apply(&view),
+            app: filter.apply(&view, s.app_viewer(who.as_ref(), &view)),
         },
     ))
 }
@@ -49,10 +60,15 @@ pub(super) async fn list(
 pub(super) async fn get_app(
     State(s): State<ApiState>,
     format: Format,
+    Caller(who): Caller,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppDto>, ApiError> {
     let snap = fresh(&s, app).await?;
-    Ok(Wire::ok(format, "app", AppDto::from_snapshot(&snap)))
+    let mut dto = AppDto::from_snapshot(&snap);
+    if !may_view(&s, who.as_ref(), &snap) {
+        dto = dto.withheld();
+    }
+    Ok(Wire::ok(format, "app", dto))
 }
 
 pub(super) async fn new_application(
@@ -86,18 +102,23 @@ pub(super) async fn submit(
     let (sub, extra) = body.to_submission(&who.user, who.groups.clone(), s.0.min_allocation)?;
     let app = sub.app;
     match s.rm().submit(sub, extra).await {
-        // Placement and queue refusals are Hadoop's asynchronous kind: the
-        // submission is accepted and the app shows FAILED with the reason.
-        Ok(_) | Err(RmError::Submit(SubmitError::Placement(_) | SubmitError::Queue { .. })) => {
-            Ok((
-                StatusCode::ACCEPTED,
-                [(
-                    header::LOCATION,
-                    app_location(app, headers.get(header::HOST)),
-                )],
-            )
-                .into_response())
-        }
+        // Placement, queue and the scheduler's ACL refusals are Hadoop's
+        // asynchronous kind: the submission is accepted and the app shows
+        // FAILED with the reason. With `yarn.acl.enable` the ACLs refuse
+        // before the app exists instead (`AclRefused`), an error here.
+        Ok(_)
+        | Err(RmError::Submit(
+            SubmitError::Placement(_)
+            | SubmitError::Queue { .. }
+            | SubmitError::AccessDenied { .. },
+        )) => Ok((
+            StatusCode::ACCEPTED,
+            [(
+                header::LOCATION,
+                app_location(app, headers.get(header::HOST)),
+            )],
+        )
+            .into_response()),
         Err(e) => Err(e.into()),
     }
 }
@@ -298,12 +319,13 @@ pub(super) async fn put_timeout(
 pub(super) async fn attempts(
     State(s): State<ApiState>,
     format: Format,
+    Caller(who): Caller,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppAttemptsDto>, ApiError> {
     let snap = fresh(&s, app).await?;
-    Ok(Wire::ok(
-        format,
-        "appAttempts",
-        AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app),
-    ))
+    let mut dto = AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app);
+    if !may_view(&s, who.as_ref(), &snap) {
+        dto = dto.withheld();
+    }
+    Ok(Wire::ok(format, "appAttempts", dto))
 }

@@ -219,7 +219,13 @@ impl From<AllocateError> for ApiError {
 impl From<SubmitError> for ApiError {
     fn from(e: SubmitError) -> ApiError {
         match e {
-            SubmitError::AccessDenied { .. } => ApiError::Forbidden(e.to_string()),
+            // Hadoop's RMAppManager refusal surfaces from its REST call as
+            // a 400; a 403 says what happened (see docs/api.md). The
+            // scheduler's own refusal never gets here: the app is recorded
+            // and the submission answered 202 (`http::apps::submit`).
+            SubmitError::AclRefused { .. } | SubmitError::AccessDenied { .. } => {
+                ApiError::Forbidden(e.to_string())
+            }
             SubmitError::Duplicate(_)
             | SubmitError::ZeroLifetime(_)
             | SubmitError::Placement(_)

@@ -19,8 +19,9 @@ use std::time::Duration;
 use axum::extract::State;
 use tokio::time::Instant;
 
+use crate::access::Identity;
 use crate::dto::explain::AppExplanationDto;
-use crate::http::codec::{Format, Wire};
+use crate::http::codec::{Caller, Format, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam};
 
@@ -87,8 +88,10 @@ impl ExplainBudget {
 pub(super) async fn explain(
     State(s): State<ApiState>,
     format: Format,
+    Caller(who): Caller,
     AppParam(app): AppParam,
 ) -> Result<Wire<AppExplanationDto>, ApiError> {
+    check_view(&s, who.as_ref(), app).await?;
     s.explain_budget().take_or_refuse()?;
     let explanation = s.rm().explain_app(app).await?;
     Ok(Wire::ok(
@@ -96,4 +99,26 @@ pub(super) async fn explain(
         "appExplanation",
         AppExplanationDto::from_core(&explanation),
     ))
+}
+
+/// An explanation shows an app's asks and where they could go, which
+/// Hadoop's reports withhold from a caller without `VIEW_APP` rights
+/// (its `resourceRequests`), so such a caller is refused it.
+async fn check_view(
+    s: &ApiState,
+    who: Option<&Identity>,
+    app: weft_model::AppId,
+) -> Result<(), ApiError> {
+    // Anonymous callers and RMs without ACLs see everything: no need to ask.
+    let Some(who) = who.filter(|_| s.access().enabled()) else {
+        return Ok(());
+    };
+    let snap = s.rm().app_snapshot(app).await?;
+    if super::apps::may_view(s, Some(who), &snap) {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden(format!(
+        "user {} may not see the details of application {app}: only its owner, a user its VIEW_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may",
+        who.user
+    )))
 }

@@ -472,11 +472,23 @@ async fn submission_outcomes() {
         rm.submit_to("alice", &app, "a").await.error(),
         "400 BadRequestException: application application_1700000000000_0001 already exists"
     );
-    // carol may not submit to root.a.
+    // carol may not submit to root.a: with yarn.acl.enable the refusal
+    // comes before the app exists, so there is no app to show and the id
+    // may be submitted again.
     let denied = rm.new_app("carol").await;
     assert_eq!(
         rm.submit_to("carol", &denied, "a").await.error(),
-        "403 ForbiddenException: user carol does not have permission to submit application_1700000000000_0002 to queue root.a"
+        "403 ForbiddenException: user carol does not have permission to submit application_1700000000000_0002 to queue root.a: denied by the ACLs (aclSubmitApps, aclAdministerApps) of queue root.a and its parents"
+    );
+    assert_eq!(
+        get(r, &format!("/ws/v1/cluster/apps/{denied}"))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        rm.submit_to("carol", &denied, "b").await.status,
+        StatusCode::ACCEPTED
     );
     // Placement refusals are accepted, and the app shows FAILED (Hadoop's asynchronous rejection).
     let rejected = rm.new_app("bob").await;
@@ -554,6 +566,35 @@ async fn submission_outcomes() {
     )
     .await;
     assert_eq!(anon.status, StatusCode::UNAUTHORIZED);
+    rm.stop().await;
+}
+
+/// Without `yarn.acl.enable` the queue ACLs are still checked, by the
+/// scheduler, as in Hadoop: the submission is accepted and the app shows
+/// FAILED with the reason.
+#[tokio::test(start_paused = true)]
+async fn the_schedulers_acl_refusal_is_answered_202() {
+    let rm = Rm::with(&[("yarn.acl.enable", "false")]);
+    let app = rm.new_app("carol").await;
+    let a = rm.submit_to("carol", &app, "a").await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let v = get(&rm.router, &format!("/ws/v1/cluster/apps/{app}"))
+        .await
+        .json();
+    assert_eq!(
+        (
+            &v["app"]["state"],
+            &v["app"]["finalStatus"],
+            &v["app"]["diagnostics"]
+        ),
+        (
+            &json!("FAILED"),
+            &json!("FAILED"),
+            &json!(
+                "user carol does not have permission to submit application_1700000000000_0001 to queue root.a"
+            )
+        )
+    );
     rm.stop().await;
 }
 
@@ -733,7 +774,7 @@ async fn killing_apps() {
         )
         .await
         .error(),
-        "403 ForbiddenException: user bob may not kill application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+        "403 ForbiddenException: user bob may not kill application application_1700000000000_0001 in queue root.a: only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
     );
     // The owner may; the new state is visible at once.
     let killed = put(
@@ -816,7 +857,7 @@ async fn moving_apps() {
     };
     assert_eq!(
         mv("bob", "b").await.error(),
-        "403 ForbiddenException: user bob may not move application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+        "403 ForbiddenException: user bob may not move application application_1700000000000_0001 in queue root.a: only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
     );
     assert_eq!(
         mv("alice", "p").await.error(),
@@ -856,7 +897,7 @@ async fn moving_apps() {
 
 #[tokio::test(start_paused = true)]
 async fn app_priority() {
-    let rm = Rm::new();
+    let rm = Rm::with(&[("yarn.cluster.max-application-priority", "10")]);
     let r = &rm.router;
     let app = rm.submit("alice", "a").await;
     let uri = format!("/ws/v1/cluster/apps/{app}/priority");
@@ -884,6 +925,58 @@ async fn app_priority() {
         .status,
         StatusCode::BAD_REQUEST
     );
+    // Above the cap, the answer and the reports show the cap.
+    assert_eq!(
+        put(
+            r,
+            &format!("{uri}?user.name=alice"),
+            json!({"priority": 64})
+        )
+        .await
+        .body,
+        r#"{"priority":10}"#
+    );
+    let report = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
+    assert_eq!(report["app"]["priority"], 10);
+    // Below it, any priority is kept.
+    assert_eq!(
+        put(
+            r,
+            &format!("{uri}?user.name=alice"),
+            json!({"priority": -3})
+        )
+        .await
+        .body,
+        r#"{"priority":-3}"#
+    );
+    rm.stop().await;
+}
+
+/// Hadoop's default cap is 0, so priorities do nothing until an operator
+/// raises `yarn.cluster.max-application-priority`: a submission or a change
+/// above it gets 0, with no error.
+#[tokio::test(start_paused = true)]
+async fn app_priorities_are_capped_at_zero_by_default() {
+    let rm = Rm::new();
+    let r = &rm.router;
+    let app = rm.new_app("alice").await;
+    let a = post(
+        r,
+        "/ws/v1/cluster/apps?user.name=alice",
+        json!({"application-id": app, "queue": "a", "priority": 64}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let uri = format!("/ws/v1/cluster/apps/{app}/priority");
+    assert_eq!(get(r, &uri).await.body, r#"{"priority":0}"#);
+    assert_eq!(
+        put(r, &format!("{uri}?user.name=alice"), json!({"priority": 3}))
+            .await
+            .body,
+        r#"{"priority":0}"#
+    );
+    let list = get(r, "/ws/v1/cluster/apps").await.json();
+    assert_eq!(list["apps"]["app"][0]["priority"], 0);
     rm.stop().await;
 }
 
@@ -1575,7 +1668,7 @@ mod fuzz {
 
 #[tokio::test(start_paused = true)]
 async fn xml_submission() {
-    let rm = Rm::new();
+    let rm = Rm::with(&[("yarn.cluster.max-application-priority", "5")]);
     let app = rm.new_app("bob").await;
     let body = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
@@ -1963,6 +2056,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 }
 
 mod admin_access;
+mod app_acls;
 mod audit;
 mod decommission;
 mod dynamic_resources;

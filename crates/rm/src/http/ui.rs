@@ -5,7 +5,8 @@
 //! Pages render the published view through the REST API's own DTO
 //! conversions and filters (`crate::dto`), and one app's page asks the
 //! scheduler as `GET /ws/v1/cluster/apps/{id}` does, so a page and the
-//! API never disagree. Markup is `html`'s, the human forms of numbers and
+//! API never disagree: an app a named caller may not see is shown
+//! withheld in both. Markup is `html`'s, the human forms of numbers and
 //! times `format`'s, the frame `page`'s; each page module builds content.
 //! A refused request gets an HTML page with the REST API's status and
 //! message; errors outside `/` and `/cluster...` stay the REST API's.
@@ -25,12 +26,17 @@ use axum::middleware::{self, Next};
 use axum::response::{Redirect, Response};
 use axum::routing::get;
 
-use crate::http::codec::Params;
+use crate::http::codec::{Caller, Params};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, log_error, with_trailing_slashes};
 
 /// The query string as pairs, or why it could not be read (shown as a page).
 type Query = Result<Params<Vec<(String, String)>>, ApiError>;
+
+/// Who asks for a page (`?user.name=`, as for the REST API), or why the
+/// name is refused (shown as a page). The pages' links do not carry the
+/// name on, so a page reached by a link is an anonymous caller's.
+type Viewer = Result<Caller, ApiError>;
 
 /// Longest `?refresh=` taken, in seconds: an hour.
 const MAX_REFRESH_SECS: u32 = 3600;

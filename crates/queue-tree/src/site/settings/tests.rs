@@ -62,6 +62,7 @@ fn defaults_are_hadoops() {
     assert!(!s.include_port_in_node_name);
     assert!(!s.acl_enable);
     assert_eq!(s.admin_acl, Acl::everyone());
+    assert_eq!(s.max_app_priority, AppPriority(0));
     assert_eq!(s.node_heartbeat_interval, Duration::from_millis(1_000));
     assert_eq!(s.nm_liveness_expiry, Duration::from_millis(600_000));
     assert_eq!(s.am_liveness_expiry, Duration::from_millis(600_000));
@@ -121,6 +122,7 @@ fn every_property_is_read() {
         ("yarn.scheduler.include-port-in-node-name", "true"),
         ("yarn.acl.enable", "true"),
         ("yarn.admin.acl", "alice admins"),
+        ("yarn.cluster.max-application-priority", "10"),
         (
             "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
             "3000",
@@ -206,6 +208,9 @@ fn every_property_is_read() {
                     "admins",
                 },
             },
+            max_app_priority: AppPriority(
+                10,
+            ),
             node_heartbeat_interval: Duration(
                 3000,
             ),
@@ -296,6 +301,34 @@ fn every_class_of_error_in_one_pass() {
               line 19, column 79: property yarn.resourcemanager.nodemanagers.heartbeat-interval-ms: 0 is out of range: must be positive
               line 20, column 67: property yarn.nm.liveness-monitor.expiry-interval-ms: -5 is out of range: must be positive
               line 21, column 64: property yarn.scheduler.include-port-in-node-name: "" is not a boolean (true or false)
+        "#]],
+    );
+}
+
+#[test]
+fn the_priority_cap_lowers_only_what_is_above_it() {
+    let (s, _) = settings(&[("yarn.cluster.max-application-priority", "-2")]);
+    assert_eq!(s.max_app_priority, AppPriority(-2));
+    assert_eq!(s.cap_app_priority(AppPriority(5)), AppPriority(-2));
+    assert_eq!(s.cap_app_priority(AppPriority(-7)), AppPriority(-7));
+    let d = SchedulerSettings::default();
+    assert_eq!(d.cap_app_priority(AppPriority(64)), AppPriority(0));
+    assert_eq!(
+        d.cap_app_priority(AppPriority(i32::MIN)),
+        AppPriority(i32::MIN)
+    );
+    check(
+        &[("yarn.cluster.max-application-priority", "high")],
+        expect![[r#"
+            the site configuration has 1 problem:
+              line 2, column 61: property yarn.cluster.max-application-priority: "high" is not an integer
+        "#]],
+    );
+    check(
+        &[("yarn.cluster.max-application-priority", "4294967296")],
+        expect![[r#"
+            the site configuration has 1 problem:
+              line 2, column 61: property yarn.cluster.max-application-priority: 4294967296 is out of range: must fit in 32 bits
         "#]],
     );
 }

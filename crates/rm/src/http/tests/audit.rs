@@ -46,7 +46,7 @@ async fn changes_and_their_refusals_are_audited_reads_are_not() {
         USER=alice	OPERATION=Get New Application Request	TARGET=ClientRMService	RESULT=SUCCESS
         USER=alice	OPERATION=Submit Application Request	TARGET=ClientRMService	RESULT=SUCCESS	APPID=<app>
         USER=alice	OPERATION=Register App Master	TARGET=ApplicationMasterService	RESULT=SUCCESS	APPID=<app>
-        USER=bob	OPERATION=Kill Application Request	TARGET=ClientRMService	RESULT=FAILURE	DESCRIPTION=403: user bob may not kill application <app> in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may	PERMISSIONS=	APPID=<app>
+        USER=bob	OPERATION=Kill Application Request	TARGET=ClientRMService	RESULT=FAILURE	DESCRIPTION=403: user bob may not kill application <app> in queue root.a: only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may	PERMISSIONS=	APPID=<app>
         USER=alice	OPERATION=Application Finished - Killed	TARGET=RMAppManager	RESULT=FAILURE	DESCRIPTION=killed by user alice	PERMISSIONS=	APPID=<app>
         USER=alice	OPERATION=Kill Application Request	TARGET=ClientRMService	RESULT=SUCCESS	APPID=<app>
         USER=bob	OPERATION=refreshQueues	TARGET=AdminService	RESULT=FAILURE	DESCRIPTION=403: user bob is not a cluster administrator (yarn.admin.acl) and may not refresh the queues	PERMISSIONS=

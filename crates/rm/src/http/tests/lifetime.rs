@@ -244,7 +244,7 @@ async fn the_owner_or_an_administrator_moves_an_expiry_into_the_future_only() {
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     assert_eq!(
         rm.set_expiry(app, "bob", lifetime(later)).await.error(),
-        "403 ForbiddenException: user bob may not change the lifetime of application application_1700000000000_0001 in queue root.a: only its owner, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
+        "403 ForbiddenException: user bob may not change the lifetime of application application_1700000000000_0001 in queue root.a: only its owner, a user its MODIFY_APP ACL names, an administrator of its queue or a cluster administrator (yarn.admin.acl) may"
     );
     assert_eq!(
         put(

@@ -5,9 +5,10 @@
 //! ended (`explain`), and its attempts, asked of the scheduler as
 //! `GET /ws/v1/cluster/apps/{appId}` and `.../explain` ask.
 //!
-//! The REST GETs show every app to anyone, and so do these pages; what an
-//! app was launched with (its launch context, tokens) is in no DTO and
-//! never shown.
+//! An app a named caller (`?user.name=`) may not see is shown as the REST
+//! GETs show it, withheld (`AppDto::withheld`), and its page leaves out
+//! why it is waiting, as `.../explain` refuses it; what an app was
+//! launched with (its launch context, tokens) is in no DTO and never shown.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -16,11 +17,12 @@ use axum::response::Response;
 use crate::dto::ResourceDto;
 use crate::dto::apps::{AppAttemptsDto, AppDto, AppsQuery};
 use crate::dto::explain::AppExplanationDto;
-use crate::http::codec::Params;
+use crate::http::apps::may_view;
+use crate::http::codec::{Caller, Params};
 use crate::http::error::ApiError;
 use crate::http::ui::html::{Href, Html};
 use crate::http::ui::page::{self, Nav, Page};
-use crate::http::ui::{Query, explain, format, refresh};
+use crate::http::ui::{Query, Viewer, explain, format, refresh};
 use crate::http::{ApiState, AppParam};
 
 /// The states offered as filters: those a Weft app can be in (it never
@@ -28,8 +30,8 @@ use crate::http::{ApiState, AppParam};
 /// still takes).
 const SHOWN_STATES: [&str; 5] = ["ACCEPTED", "RUNNING", "FINISHED", "FAILED", "KILLED"];
 
-pub(super) async fn list(State(s): State<ApiState>, q: Query) -> Response {
-    respond_list(&s, q, None)
+pub(super) async fn list(State(s): State<ApiState>, q: Query, caller: Viewer) -> Response {
+    respond_list(&s, q, caller, None)
 }
 
 /// Hadoop's `/cluster/apps/RUNNING`: the state in the path, added to
@@ -38,9 +40,10 @@ pub(super) async fn list_in_state(
     State(s): State<ApiState>,
     state: Result<Path<String>, PathRejection>,
     q: Query,
+    caller: Viewer,
 ) -> Response {
     match state {
-        Ok(Path(state)) => respond_list(&s, q, Some(state)),
+        Ok(Path(state)) => respond_list(&s, q, caller, Some(state)),
         Err(e) => page::error(&s, path_error(&e)),
     }
 }
@@ -48,20 +51,39 @@ pub(super) async fn list_in_state(
 pub(super) async fn app(
     State(s): State<ApiState>,
     q: Query,
+    caller: Viewer,
     app: Result<AppParam, ApiError>,
 ) -> Response {
     let built = async {
         let Params(pairs) = q?;
         let refresh = refresh(&pairs)?;
+        let Caller(who) = caller?;
         let AppParam(id) = app?;
         // As `GET /ws/v1/cluster/apps/{id}` does: asked of the scheduler,
         // so an app just submitted is found.
         let snap = s.rm().app_snapshot(id).await?;
-        let app = AppDto::from_snapshot(&snap);
-        let attempts = AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app);
+        let mut app = AppDto::from_snapshot(&snap);
+        let mut attempts = AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app);
+        let may_view = may_view(&s, who.as_ref(), &snap);
+        if !may_view {
+            app = app.withheld();
+            attempts = attempts.withheld();
+        }
         let mut body = Html::new();
+        if !may_view {
+            body.text_el(
+                "p",
+                &[("class", "muted")],
+                format_args!(
+                    "Its times, where its application master runs and what it holds are not shown to {}: only its owner, a user its VIEW_APP ACL names, an administrator of its queue or a cluster administrator may see them.",
+                    who.as_ref().map_or("you", |w| w.user.as_str())
+                ),
+            );
+        }
         details(&mut body, &app);
-        if !snap.app.report.record.state.is_final() {
+        // Why it waits is left out for a caller who may not see the app,
+        // as `.../explain` refuses them.
+        if may_view && !snap.app.report.record.state.is_final() {
             // Past the explanation budget the page still shows the rest.
             match s.explain_budget().take_or_refuse() {
                 Ok(()) => {
@@ -81,7 +103,7 @@ pub(super) async fn app(
             body.text_el("pre", &[], &app.diagnostics);
         }
         body.text_el("h2", &[], "Attempts");
-        attempt_table(&mut body, &attempts);
+        attempt_table(&mut body, &attempts, app.withheld);
         Ok::<_, ApiError>(Page {
             title: format!("Application {}", app.id),
             nav: Nav::Apps,
@@ -98,15 +120,16 @@ pub(super) fn path_error(e: &PathRejection) -> ApiError {
     ApiError::BadRequest(format!("invalid path: {}", e.body_text()))
 }
 
-fn respond_list(s: &ApiState, q: Query, state: Option<String>) -> Response {
+fn respond_list(s: &ApiState, q: Query, caller: Viewer, state: Option<String>) -> Response {
     let view = s.rm().view();
     let built = q.and_then(|Params(mut pairs)| {
         let refresh = refresh(&pairs)?;
+        let Caller(who) = caller?;
         if let Some(state) = state {
             pairs.insert(0, ("states".to_owned(), state));
         }
         let filter = AppsQuery::from_pairs(&pairs).to_filter()?;
-        let apps = filter.apply_newest_first(&view);
+        let apps = filter.apply_newest_first(&view, s.app_viewer(who.as_ref(), &view));
         let wanted: Vec<&str> = filter.states().iter().map(String::as_str).collect();
         let mut body = Html::new();
         body.el("p", &[("class", "filters")], |h| {
@@ -174,6 +197,7 @@ pub(super) fn app_table(h: &mut Html, apps: &[AppDto]) {
             }
         });
         for a in apps {
+            let shown = |value: String| withheld_or(a, value);
             h.el("tr", &[], |h| {
                 h.el("td", &[], |h| {
                     h.link(&Href::under("/cluster/app", &a.id), &a.id);
@@ -183,22 +207,22 @@ pub(super) fn app_table(h: &mut Html, apps: &[AppDto]) {
                 h.text_el("td", &[], &a.application_type);
                 h.el("td", &[], |h| queue_link(h, &a.queue));
                 h.text_el("td", &[("class", "num")], a.priority);
-                h.text_el("td", &[], format::time(a.started_time));
-                h.text_el("td", &[], format::time(a.finished_time));
+                h.text_el("td", &[], shown(format::time(a.started_time)));
+                h.text_el("td", &[], shown(format::time(a.finished_time)));
                 h.text_el("td", &[], &a.state);
                 h.text_el("td", &[], &a.final_status);
                 h.text_el(
                     "td",
                     &[("class", "num")],
-                    format::count(u64::from(a.running_containers)),
+                    shown(format::count(u64::from(a.running_containers))),
                 );
                 h.text_el(
                     "td",
                     &[("class", "num")],
-                    format::resource(ResourceDto {
+                    shown(format::resource(ResourceDto {
                         memory: a.allocated_mb,
                         vcores: a.allocated_vcores,
-                    }),
+                    })),
                 );
                 h.text_el(
                     "td",
@@ -246,8 +270,22 @@ fn lifetime(a: &AppDto) -> String {
     )
 }
 
+/// What a withheld report (`AppDto::withheld`) shows in place of a figure
+/// it left out, so its zeros are not read as figures.
+const WITHHELD: &str = "not shown";
+
+/// `value`, or `WITHHELD` when the report left it out.
+fn withheld_or(a: &AppDto, value: String) -> String {
+    if a.withheld {
+        WITHHELD.to_owned()
+    } else {
+        value
+    }
+}
+
 fn details(h: &mut Html, a: &AppDto) {
     let res = |memory, vcores| format::resource(ResourceDto { memory, vcores });
+    let shown = |value: String| withheld_or(a, value);
     let rows: Vec<(&str, String)> = vec![
         ("Name", a.name.clone()),
         ("User", a.user.clone()),
@@ -264,26 +302,29 @@ fn details(h: &mut Html, a: &AppDto) {
             "Unmanaged AM",
             if a.unmanaged_application { "yes" } else { "no" }.to_owned(),
         ),
-        ("Started", format::time(a.started_time)),
-        ("Launched", format::time(a.launch_time)),
-        ("Finished", format::time(a.finished_time)),
-        ("Elapsed", format::duration(a.elapsed_time)),
+        ("Started", shown(format::time(a.started_time))),
+        ("Launched", shown(format::time(a.launch_time))),
+        ("Finished", shown(format::time(a.finished_time))),
+        ("Elapsed", shown(format::duration(a.elapsed_time))),
         ("Lifetime", lifetime(a)),
-        ("Allocated", res(a.allocated_mb, a.allocated_vcores)),
-        ("Reserved", res(a.reserved_mb, a.reserved_vcores)),
-        ("Pending", res(a.pending_mb, a.pending_vcores)),
+        ("Allocated", shown(res(a.allocated_mb, a.allocated_vcores))),
+        ("Reserved", shown(res(a.reserved_mb, a.reserved_vcores))),
+        ("Pending", shown(res(a.pending_mb, a.pending_vcores))),
         (
             "Running containers",
-            format::count(u64::from(a.running_containers)),
+            shown(format::count(u64::from(a.running_containers))),
         ),
-        ("Fair share (memory)", format::memory(a.fair_share_mb)),
+        (
+            "Fair share (memory)",
+            shown(format::memory(a.fair_share_mb)),
+        ),
         (
             "Allocated memory / queue's fair share",
-            format::percent(a.queue_usage_percentage),
+            shown(format::percent(a.queue_usage_percentage)),
         ),
         (
             "Allocated memory / cluster",
-            format::percent(a.cluster_usage_percentage),
+            shown(format::percent(a.cluster_usage_percentage)),
         ),
         (
             "Aggregate usage",
@@ -302,10 +343,13 @@ fn details(h: &mut Html, a: &AppDto) {
                 format::count(a.num_am_container_preempted)
             ),
         ),
-        ("AM RPC address", or_none(&a.am_rpc_address).to_owned()),
+        (
+            "AM RPC address",
+            shown(or_none(&a.am_rpc_address).to_owned()),
+        ),
         (
             "AM node web address",
-            or_none(&a.am_host_http_address).to_owned(),
+            shown(or_none(&a.am_host_http_address).to_owned()),
         ),
     ];
     let row = |h: &mut Html, label: &str, value: &str| {
@@ -343,7 +387,8 @@ fn details(h: &mut Html, a: &AppDto) {
     });
 }
 
-fn attempt_table(h: &mut Html, attempts: &AppAttemptsDto) {
+/// The attempts; `withheld` when they leave out the AM container and its node.
+fn attempt_table(h: &mut Html, attempts: &AppAttemptsDto, withheld: bool) {
     if attempts.app_attempt.is_empty() {
         h.text_el(
             "p",
@@ -372,6 +417,12 @@ fn attempt_table(h: &mut Html, attempts: &AppAttemptsDto) {
                 h.text_el("td", &[], &at.app_attempt_state);
                 h.text_el("td", &[], format::time(at.start_time));
                 h.text_el("td", &[], format::time(at.finished_time));
+                if withheld {
+                    for _ in 0..3 {
+                        h.text_el("td", &[], WITHHELD);
+                    }
+                    return;
+                }
                 h.text_el("td", &[], or_none(&at.container_id));
                 h.el("td", &[], |h| {
                     if at.node_id.is_empty() {

@@ -9,24 +9,25 @@ use axum::response::Response;
 use crate::dto::apps::AppsQuery;
 use crate::dto::cluster::{ClusterMetricsDto, SchedulerDto};
 use crate::http::ApiState;
-use crate::http::codec::Params;
+use crate::http::codec::{Caller, Params};
 use crate::http::error::ApiError;
 use crate::http::ui::html::{Href, Html};
 use crate::http::ui::page::{self, Nav, Page};
-use crate::http::ui::{Query, apps, format, refresh, scheduler};
+use crate::http::ui::{Query, Viewer, apps, format, refresh, scheduler};
 use crate::view::View;
 
 /// How many apps the overview lists.
 const RECENT_APPS: usize = 10;
 
-pub(super) async fn overview(State(s): State<ApiState>, q: Query) -> Response {
+pub(super) async fn overview(State(s): State<ApiState>, q: Query, caller: Viewer) -> Response {
     let view = s.rm().view();
-    page::respond(&s, &view, build(&s, &view, q))
+    page::respond(&s, &view, build(&s, &view, q, caller))
 }
 
-fn build(s: &ApiState, view: &View, q: Query) -> Result<Page, ApiError> {
+fn build(s: &ApiState, view: &View, q: Query, caller: Viewer) -> Result<Page, ApiError> {
     let Params(pairs) = q?;
     let refresh = refresh(&pairs)?;
+    let Caller(who) = caller?;
     let m = ClusterMetricsDto::from_view(view);
     let mut body = Html::new();
     body.el("div", &[("class", "grid")], |h| {
@@ -55,7 +56,7 @@ fn build(s: &ApiState, view: &View, q: Query) -> Result<Page, ApiError> {
         ..AppsQuery::default()
     }
     .to_filter()?
-    .apply_newest_first(view);
+    .apply_newest_first(view, s.app_viewer(who.as_ref(), view));
     body.el("h2", &[], |h| {
         h.text("Recent applications (")
             .link(&Href::to("/cluster/apps"), "all")
