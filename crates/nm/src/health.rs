@@ -14,7 +14,6 @@
 //! The settings are `config`'s; what the RM does with an unhealthy node is
 //! the core's.
 
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -43,26 +42,14 @@ pub struct Health {
     pub checked_ms: u64,
 }
 
-/// Why `path` cannot be a health script, if it cannot.
+/// Why `path` cannot be a health script, if it cannot: as any operator's
+/// script (`weft_rm::topology::check_runnable`), and absolute, as Hadoop
+/// requires of this one.
 pub fn check_runnable(path: &Path) -> Result<(), String> {
     if !path.is_absolute() {
         return Err("is not an absolute path".to_owned());
     }
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err("does not exist".to_owned());
-        }
-        Err(e) => return Err(format!("cannot be read: {e}")),
-    };
-    if !meta.is_file() {
-        return Err("is not a file".to_owned());
-    }
-    let mode = meta.permissions().mode();
-    if mode & 0o111 == 0 {
-        return Err(format!("is not executable (mode {:o})", mode & 0o7777));
-    }
-    Ok(())
+    weft_rm::topology::check_runnable(path)
 }
 
 /// Runs the script once: `None` when the node is healthy, else the report.
@@ -201,6 +188,8 @@ pub(crate) const FIRST_VERDICT_WAIT: Duration = Duration::from_secs(2);
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
+
+    use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
 

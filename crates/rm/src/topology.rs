@@ -237,8 +237,9 @@ fn normalize_rack(rack: &str) -> Option<String> {
     (rack.starts_with('/') && rack.len() > 1).then(|| rack.to_owned())
 }
 
-/// Why `path` cannot be a topology script, if it cannot.
-fn check_runnable(path: &Path) -> Result<(), String> {
+/// Why `path` cannot be run as an operator's script, if it cannot: a
+/// topology script here, a node agent's health script in `weft-nm`.
+pub fn check_runnable(path: &Path) -> Result<(), String> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
