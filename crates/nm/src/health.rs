@@ -187,9 +187,8 @@ pub(crate) const FIRST_VERDICT_WAIT: Duration = Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use std::os::unix::fs::PermissionsExt as _;
+    use std::path::PathBuf;
 
     use super::*;
 
