@@ -62,13 +62,24 @@ pub async fn run_once(script: &HealthScript) -> Option<String> {
         // Its own group, so a timeout kills whatever it started too.
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            return Some(format!(
-                "cannot run the health script {}: {e}",
-                script.path.display()
-            ));
+    // A script written a moment ago (by an operator's editor, a deploy,
+    // a test) can still be open for writing in a process forked meanwhile,
+    // and exec then fails with ETXTBSY until that process execs or exits:
+    // wait a little for that rather than call the node unhealthy.
+    let mut busy = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Ok(c) => break c,
+            Err(e) if e.raw_os_error() == Some(nix::errno::Errno::ETXTBSY as i32) && busy < 50 => {
+                busy += 1;
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            Err(e) => {
+                return Some(format!(
+                    "cannot run the health script {}: {e}",
+                    script.path.display()
+                ));
+            }
         }
     };
     let pid = child.id();
@@ -237,6 +248,23 @@ mod tests {
         // ERROR wins whatever the exit code.
         let s = script(&dir, "both.sh", "echo ERROR bad fan; exit 1");
         assert_eq!(run_once(&s).await.as_deref(), Some("ERROR bad fan"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_script_still_open_for_writing_is_waited_for_not_called_unhealthy() {
+        // Exec fails with ETXTBSY while any process holds the file open for
+        // writing, as a process forked while it was being written does.
+        let dir = temp_dir("busy");
+        let s = script(&dir, "ok.sh", "echo all good");
+        let writer = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&s.path)
+            .unwrap();
+        let run = tokio::spawn(async move { run_once(&s).await });
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        drop(writer);
+        assert_eq!(run.await.unwrap(), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

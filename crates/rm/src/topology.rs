@@ -460,14 +460,28 @@ fn run_script(
     deadline: Instant,
     timeout: Duration,
 ) -> Result<String, ResolveError> {
-    let mut child = Command::new(path)
-        .arg(arg)
+    let mut cmd = Command::new(path);
+    cmd.arg(arg)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(ResolveError::Spawn)?;
+        .process_group(0);
+    // A script written a moment ago can still be open for writing in a
+    // process forked meanwhile, and exec then fails with ETXTBSY until that
+    // process execs or exits: wait for that, within the deadline. This is
+    // a blocking-pool thread, so sleeping holds up no one else.
+    let mut child = loop {
+        match cmd.spawn() {
+            Ok(c) => break c,
+            Err(e)
+                if e.raw_os_error() == Some(nix::errno::Errno::ETXTBSY as i32)
+                    && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(ResolveError::Spawn(e)),
+        }
+    };
     let group = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
     let kill_group = || {
         let _ = killpg(group, Signal::SIGKILL);
