@@ -1633,10 +1633,16 @@ impl Actor {
         match out.reply {
             // The priority in force, which the cap may have lowered: Hadoop's
             // answer is the app's priority after the update too.
-            Reply::Done(Ok(())) => Ok(self
-                .core
-                .app_report(app)
-                .map_or(priority, |r| r.record.priority)),
+            Reply::Done(Ok(())) => {
+                let in_force = self
+                    .core
+                    .app_report(app)
+                    .map_or(priority, |r| r.record.priority);
+                if let Some(store) = &mut self.store {
+                    store.priority_set(app, in_force);
+                }
+                Ok(in_force)
+            }
             Reply::Done(Err(e)) => Err(e.into()),
             _ => Err(RmError::Unexpected { what: "priority" }),
         }

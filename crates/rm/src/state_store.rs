@@ -168,6 +168,8 @@ enum Record {
     },
     /// The app was given a new lifetime expiry (ms since the epoch).
     LifetimeSet { app: String, expiry: u64 },
+    /// The app's priority was changed (to the priority in force).
+    PrioritySet { app: String, priority: i32 },
     /// The app's first container was allocated (ms since the epoch).
     #[serde(rename_all = "camelCase")]
     Launched { app: String, at_ms: u64 },
@@ -395,6 +397,16 @@ impl StateStore {
             self.lines.append(Record::LifetimeSet {
                 app: app.to_string(),
                 expiry,
+            });
+        }
+    }
+
+    /// The app's priority in force is now `priority`.
+    pub(crate) fn priority_set(&mut self, app: AppId, priority: AppPriority) {
+        if self.live.contains(&app) {
+            self.lines.append(Record::PrioritySet {
+                app: app.to_string(),
+                priority: priority.0,
             });
         }
     }
@@ -774,6 +786,11 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                 app.lifetime_expiry_ms = Some(expiry);
             }
         }
+        Record::PrioritySet { app, priority } => {
+            if let Some(app) = kept.apps.get_mut(&parse_app(&app)?) {
+                app.recovered.submission.priority = AppPriority(priority);
+            }
+        }
         Record::Ended { app, report } => {
             let id = parse_app(&app)?;
             // Read before anything changes: a line that cannot be used is
@@ -1009,6 +1026,50 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&why);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn priority_changes_survive_a_reopen() {
+        let dir = temp_dir("priority");
+        let (mut store, _, _) = open(&dir).unwrap();
+        let queue: QueuePath = "root.a".parse().unwrap();
+        for seq in [1, 2] {
+            store.submitted(
+                &submission(seq, true),
+                &queue,
+                &AppExtra::default(),
+                None,
+                ORIGIN,
+            );
+        }
+        store.priority_set(AppId::new(7, 1), AppPriority(-1));
+        store.priority_set(AppId::new(7, 1), AppPriority(0));
+        // Records about apps the store does not hold are not written.
+        store.priority_set(AppId::new(7, 9), AppPriority(5));
+        drop(store);
+        let text = std::fs::read_to_string(dir.join(STATE_FILE_NAME)).unwrap();
+        assert_eq!(
+            text.matches(r#""record":"prioritySet""#).count(),
+            2,
+            "{text}"
+        );
+        let priorities = |apps: &[StoredApp]| -> Vec<(u32, i32)> {
+            apps.iter()
+                .map(|a| {
+                    (
+                        a.recovered.submission.app.seq,
+                        a.recovered.submission.priority.0,
+                    )
+                })
+                .collect()
+        };
+        for _ in 0..2 {
+            // Read back, then read back the compacted file.
+            let (_store, apps, warnings) = open(&dir).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert_eq!(priorities(&apps), [(1, 0), (2, 2)]);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
