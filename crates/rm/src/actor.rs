@@ -842,6 +842,7 @@ impl Actor {
         // Forget what the core itself has forgotten (apps trimmed from history).
         self.extras.retain(|id, _| view.apps.contains_key(id));
         self.metrics.publish(&view);
+        view.queue_counts = self.metrics.queue_counts();
         if let Some(log) = &mut self.event_log {
             log.flush();
         }

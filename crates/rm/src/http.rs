@@ -13,6 +13,7 @@ mod am;
 mod apps;
 mod cluster;
 mod explain;
+mod jmx;
 mod nm;
 #[cfg(test)]
 mod tests;
@@ -236,6 +237,7 @@ pub fn router(state: ApiState) -> Router {
     ];
     let rest = with_trailing_slashes(cluster_routes)
         .route("/metrics", get(cluster::prometheus))
+        .route("/jmx", get(jmx::jmx))
         .layer(middleware::from_fn(negotiate_errors))
         .layer(middleware::from_fn_with_state(
             state.clone(),

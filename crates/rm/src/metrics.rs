@@ -22,7 +22,7 @@ use metrics_util::MetricKindMask;
 use weft_core::{AppState, Locality, NodeState};
 use weft_model::{QueuePath, Resource, Time};
 
-use crate::view::View;
+use crate::view::{QueueCounts, View};
 
 /// Counters and gauges not touched for this long disappear: the series of
 /// removed dynamic queues, which would otherwise pile up as user queues come
@@ -581,6 +581,9 @@ struct QueueMetrics {
     allocated: [Counter; 3],
     released: Counter,
     gauges: [Gauge; QUEUE_GAUGES.len()],
+    /// The counters' values, which the exporter's handles cannot be asked
+    /// for, kept for `/jmx`.
+    counts: QueueCounts,
 }
 
 const LOCALITY_LABELS: [&str; 3] = ["node_local", "rack_local", "off_switch"];
@@ -644,6 +647,7 @@ impl QueueMetrics {
             }),
             released: m.counter(names::QUEUE_CONTAINERS_RELEASED, label()),
             gauges: QUEUE_GAUGES.map(|name| m.gauge(name, label())),
+            counts: QueueCounts::default(),
         }
     }
 }
@@ -694,7 +698,7 @@ impl SchedulerMetrics {
 
     /// Runs `f` on the queue's metrics and each ancestor's (Hadoop propagates
     /// queue metrics to parents).
-    fn for_queue_and_ancestors(&mut self, queue: &QueuePath, mut f: impl FnMut(&QueueMetrics)) {
+    fn for_queue_and_ancestors(&mut self, queue: &QueuePath, mut f: impl FnMut(&mut QueueMetrics)) {
         for path in queue.self_and_ancestors() {
             let m = &self.metrics;
             let qm = self
@@ -706,7 +710,10 @@ impl SchedulerMetrics {
     }
 
     pub(crate) fn app_submitted(&mut self, queue: &QueuePath) {
-        self.for_queue_and_ancestors(queue, |q| q.submitted.increment(1));
+        self.for_queue_and_ancestors(queue, |q| {
+            q.submitted.increment(1);
+            q.counts.apps_submitted += 1;
+        });
     }
 
     pub(crate) fn app_rejected(&self) {
@@ -715,9 +722,18 @@ impl SchedulerMetrics {
 
     pub(crate) fn app_ended(&mut self, queue: &QueuePath, state: AppState) {
         match state {
-            AppState::Finished => self.for_queue_and_ancestors(queue, |q| q.completed.increment(1)),
-            AppState::Killed => self.for_queue_and_ancestors(queue, |q| q.killed.increment(1)),
-            AppState::Failed => self.for_queue_and_ancestors(queue, |q| q.failed.increment(1)),
+            AppState::Finished => self.for_queue_and_ancestors(queue, |q| {
+                q.completed.increment(1);
+                q.counts.apps_completed += 1;
+            }),
+            AppState::Killed => self.for_queue_and_ancestors(queue, |q| {
+                q.killed.increment(1);
+                q.counts.apps_killed += 1;
+            }),
+            AppState::Failed => self.for_queue_and_ancestors(queue, |q| {
+                q.failed.increment(1);
+                q.counts.apps_failed += 1;
+            }),
             _ => {}
         }
     }
@@ -745,7 +761,10 @@ impl SchedulerMetrics {
 
     pub(crate) fn container_preempted(&mut self, queue: &QueuePath) {
         self.preemption_kills.increment(1);
-        self.for_queue_and_ancestors(queue, |q| q.preempted.increment(1));
+        self.for_queue_and_ancestors(queue, |q| {
+            q.preempted.increment(1);
+            q.counts.containers_preempted += 1;
+        });
     }
 
     pub(crate) fn preemption_warned(&self) {
@@ -754,6 +773,15 @@ impl SchedulerMetrics {
 
     pub(crate) fn update_took(&self, d: Duration) {
         self.update_duration.record(d.as_secs_f64());
+    }
+
+    /// Every live queue's totals, as of the last `publish` (which adds the
+    /// containers counted since the one before).
+    pub(crate) fn queue_counts(&self) -> BTreeMap<QueuePath, QueueCounts> {
+        self.queues
+            .iter()
+            .map(|(path, q)| (path.clone(), q.counts))
+            .collect()
     }
 
     /// Sets every gauge from a freshly built view, forgets queues that no
@@ -793,32 +821,21 @@ impl SchedulerMetrics {
         self.containers.set(c.containers as f64);
         for (leaf, counts) in std::mem::take(&mut self.container_counts) {
             self.for_queue_and_ancestors(&leaf, |q| {
-                for (c, n) in q.allocated.iter().zip(counts) {
+                for ((c, total), n) in q
+                    .allocated
+                    .iter()
+                    .zip(&mut q.counts.containers_allocated)
+                    .zip(counts)
+                {
                     c.increment(n);
+                    *total += n;
                 }
                 q.released.increment(counts[3]);
+                q.counts.containers_released += counts[3];
             });
         }
 
-        // Apps running and pending as Hadoop's queue metrics count them: an
-        // attempt is running from its first container on, even if it holds
-        // none later (an AM-less unmanaged app between asks).
-        let mut running: BTreeMap<QueuePath, (u32, u32)> = BTreeMap::new();
-        for app in view.apps.values() {
-            let r = &app.report;
-            if r.record.state.is_final() {
-                continue;
-            }
-            let holds = r.attempt_launched;
-            for p in r.record.queue.self_and_ancestors() {
-                let e = running.entry(p).or_default();
-                if holds {
-                    e.0 += 1;
-                } else {
-                    e.1 += 1;
-                }
-            }
-        }
+        let running = apps_running_and_pending(view);
         let live: std::collections::BTreeSet<&QueuePath> =
             view.queues.iter().map(|q| &q.tree.path).collect();
         self.queues.retain(|p, _| live.contains(p));
@@ -885,6 +902,30 @@ impl SchedulerMetrics {
             }
         }
     }
+}
+
+/// Each queue's apps running and pending (its subtree's included) as
+/// Hadoop's queue metrics count them: an attempt is running from its first
+/// container on, even if it holds none later (an AM-less unmanaged app
+/// between asks). A queue with neither is missing.
+pub(crate) fn apps_running_and_pending(view: &View) -> BTreeMap<QueuePath, (u32, u32)> {
+    let mut res: BTreeMap<QueuePath, (u32, u32)> = BTreeMap::new();
+    for app in view.apps.values() {
+        let r = &app.report;
+        if r.record.state.is_final() {
+            continue;
+        }
+        let holds = r.attempt_launched;
+        for p in r.record.queue.self_and_ancestors() {
+            let e = res.entry(p).or_default();
+            if holds {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+    }
+    res
 }
 
 #[cfg(test)]

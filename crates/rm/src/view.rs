@@ -37,6 +37,30 @@ pub struct View {
     /// The timeout each draining node was given (what the core keeps is
     /// its deadline); set by the actor after `build`.
     pub drain_timeouts: BTreeMap<NodeId, TimeoutSecs>,
+    /// What each live queue has counted since the service started (the
+    /// actor's metrics keep these, not the core); set by the actor after
+    /// `build`. A queue that has counted nothing yet may be missing.
+    pub queue_counts: BTreeMap<QueuePath, QueueCounts>,
+}
+
+/// A queue's running totals since the service started, its subtree's
+/// included (Hadoop's queue metrics count into every ancestor too).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounts {
+    /// Applications added to the queue.
+    pub apps_submitted: u64,
+    /// Applications that finished.
+    pub apps_completed: u64,
+    /// Applications killed.
+    pub apps_killed: u64,
+    /// Applications failed.
+    pub apps_failed: u64,
+    /// Containers allocated node-local, rack-local and off-switch.
+    pub containers_allocated: [u64; 3],
+    /// Containers that ended, for any reason.
+    pub containers_released: u64,
+    /// Containers taken back by preemption.
+    pub containers_preempted: u64,
 }
 
 /// One app: the core's report plus what the shell knows.
@@ -100,6 +124,7 @@ impl View {
             apps,
             nodes: core.node_reports(),
             drain_timeouts: BTreeMap::new(),
+            queue_counts: BTreeMap::new(),
         }
     }
 

@@ -2062,6 +2062,7 @@ mod decommission;
 mod dynamic_resources;
 mod explain;
 mod history;
+mod jmx;
 mod lifetime;
 mod node_health;
 mod node_resize;
