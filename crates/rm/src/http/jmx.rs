@@ -119,10 +119,17 @@ fn malformed(text: &str, why: &str) -> Response {
     )
 }
 
+/// Hadoop's servlet lets any web page read its beans (dashboards served
+/// from elsewhere do), and so does this: the figures are the same any GET
+/// of the cluster's REST API gives.
 fn answer(status: StatusCode, body: &Value) -> Response {
     (
         status,
-        [(header::CONTENT_TYPE, CONTENT_TYPE)],
+        [
+            (header::CONTENT_TYPE, CONTENT_TYPE),
+            (header::ACCESS_CONTROL_ALLOW_METHODS, "GET"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
         body.to_string(),
     )
         .into_response()

@@ -43,6 +43,8 @@ async fn queue_and_cluster_beans() {
     let a = get(r, "/jmx?foo=bar").await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     assert_eq!(a.headers["content-type"], "application/json; charset=utf8");
+    assert_eq!(a.headers["access-control-allow-origin"], "*");
+    assert_eq!(a.headers["access-control-allow-methods"], "GET");
     let all = a.json();
     let leaf = bean(
         &all,
