@@ -1011,13 +1011,7 @@ mod tests {
                 ("application_7_0003".to_owned(), 1)
             ]
         );
-        let why: Vec<&str> = warnings
-            .iter()
-            .map(|w| {
-                let why = w.split_once(": skipped: ").unwrap().1;
-                why.split_once("; kept in ").unwrap().0
-            })
-            .collect();
+        let why = lines::skip_reasons(&warnings);
         expect![[r#"
             [
                 "attempt 4294967295 leaves no number for a next attempt",
@@ -1479,13 +1473,7 @@ mod tests {
         let (_store, stored, warnings) = StateStore::open(&dir, 10, ORIGIN).unwrap();
         assert!(stored.ended.is_empty());
         assert_eq!(render(&stored.apps).len(), 1);
-        let why: Vec<&str> = warnings
-            .iter()
-            .map(|w| {
-                let why = w.split_once(": skipped: ").unwrap().1;
-                why.split_once("; kept in ").unwrap().0
-            })
-            .collect();
+        let why = lines::skip_reasons(&warnings);
         expect![[r#"
             [
                 "state \"RUNNING\" is not a final state (FINISHED, FAILED, KILLED or REJECTED)",

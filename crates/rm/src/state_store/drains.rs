@@ -301,14 +301,13 @@ mod tests {
         "#]]
         .assert_debug_eq(&render(&drains));
         let kept = dir.join("nodes.jsonl.skipped");
-        let why: Vec<&str> = warnings
-            .iter()
-            .map(|w| {
-                let why = w.split_once(": skipped: ").unwrap().1;
-                why.strip_suffix(&format!("; kept in {}", kept.display()))
-                    .unwrap()
-            })
-            .collect();
+        assert!(
+            warnings
+                .iter()
+                .all(|w| w.ends_with(&format!("; kept in {}", kept.display()))),
+            "{warnings:?}"
+        );
+        let why = super::super::lines::skip_reasons(&warnings);
         expect![[r#"
             [
                 "invalid node id \"h2\": expected host:port",

@@ -231,3 +231,16 @@ fn fold<'a, F: Fold>(mut folded: F, bytes: &'a [u8], path: &Path) -> (F, Vec<Ski
     }
     (folded, skipped)
 }
+
+/// The reasons in warnings about skipped lines, without the file, line and
+/// where the line was kept (for tests of each file's records).
+#[cfg(test)]
+pub(super) fn skip_reasons(warnings: &[String]) -> Vec<&str> {
+    warnings
+        .iter()
+        .map(|w| {
+            let why = w.split_once(": skipped: ").expect("a skipped line").1;
+            why.split_once("; kept in ").expect("where it was kept").0
+        })
+        .collect()
+}
