@@ -29,7 +29,7 @@
 //! these rules through the same code (`lines`); what their records mean is
 //! theirs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -109,14 +109,11 @@ pub struct Stored {
     pub ended: Vec<StoredEndedApp>,
 }
 
-/// The open store: the live apps it knows, and the file it appends to.
+/// The open store: the file it appends to, and what its records fold into
+/// (the live apps: records about others are not written).
 #[derive(Debug)]
 pub struct StateStore {
     lines: JsonLines<KeptApps>,
-    /// Apps stored and not ended: records about others are not written.
-    live: BTreeSet<AppId>,
-    /// Live apps whose first container's allocation is not stored yet.
-    unlaunched: BTreeSet<AppId>,
 }
 
 /// One line of the file.
@@ -335,28 +332,17 @@ impl StateStore {
             KeptApps::new(max_ended, started_ms),
         )?;
         let stored = lines.folded().stored();
-        let live = stored
-            .apps
-            .iter()
-            .map(|a| a.recovered.submission.app)
-            .collect();
-        let unlaunched = stored
-            .apps
-            .iter()
-            .filter(|a| a.launched_ms.is_none())
-            .map(|a| a.recovered.submission.app)
-            .collect();
-        let store = StateStore {
-            lines,
-            live,
-            unlaunched,
-        };
-        Ok((store, stored, warnings))
+        Ok((StateStore { lines }, stored, warnings))
     }
 
     /// The file written.
     pub fn path(&self) -> &Path {
         self.lines.path()
+    }
+
+    /// Whether `app` is stored and has not ended.
+    fn is_live(&self, app: AppId) -> bool {
+        self.lines.folded().apps.contains_key(&app)
     }
 
     /// An accepted submission at `submitted_ms`, placed in `queue`, killed
@@ -369,8 +355,6 @@ impl StateStore {
         lifetime_expiry: Option<u64>,
         submitted_ms: u64,
     ) {
-        self.live.insert(sub.app);
-        self.unlaunched.insert(sub.app);
         let record = Record::Submitted {
             app: sub.app.to_string(),
             user: sub.user.clone(),
@@ -393,7 +377,7 @@ impl StateStore {
 
     /// The app was given a new lifetime expiry (ms since the epoch).
     pub(crate) fn lifetime_set(&mut self, app: AppId, expiry: u64) {
-        if self.live.contains(&app) {
+        if self.is_live(app) {
             self.lines.append(Record::LifetimeSet {
                 app: app.to_string(),
                 expiry,
@@ -403,7 +387,7 @@ impl StateStore {
 
     /// The app's priority in force is now `priority`.
     pub(crate) fn priority_set(&mut self, app: AppId, priority: AppPriority) {
-        if self.live.contains(&app) {
+        if self.is_live(app) {
             self.lines.append(Record::PrioritySet {
                 app: app.to_string(),
                 priority: priority.0,
@@ -414,7 +398,13 @@ impl StateStore {
     /// A container of `app` was allocated at `at_ms`: written for its first
     /// only, which is when the app was launched.
     pub(crate) fn container_allocated(&mut self, app: AppId, at_ms: u64) {
-        if self.unlaunched.remove(&app) {
+        let unlaunched = self
+            .lines
+            .folded()
+            .apps
+            .get(&app)
+            .is_some_and(|a| a.launched_ms.is_none());
+        if unlaunched {
             self.lines.append(Record::Launched {
                 app: app.to_string(),
                 at_ms,
@@ -424,7 +414,7 @@ impl StateStore {
 
     /// An attempt's AM container was allocated.
     pub(crate) fn am_allocated(&mut self, container: ContainerId) {
-        if self.live.contains(&container.app()) {
+        if self.is_live(container.app()) {
             self.lines.append(Record::AmAllocated {
                 container: container.to_string(),
             });
@@ -433,7 +423,7 @@ impl StateStore {
 
     /// An attempt failed and the next one starts.
     pub(crate) fn attempt_failed(&mut self, app: AppId) {
-        if self.live.contains(&app) {
+        if self.is_live(app) {
             self.lines.append(Record::AttemptFailed {
                 app: app.to_string(),
             });
@@ -461,8 +451,7 @@ impl StateStore {
     }
 
     fn end(&mut self, app: AppId, report: Option<Box<EndedReport>>) {
-        if self.live.remove(&app) {
-            self.unlaunched.remove(&app);
+        if self.is_live(app) {
             self.lines.append(Record::Ended {
                 app: app.to_string(),
                 report,

@@ -45,12 +45,11 @@ pub(crate) struct StoredDrain {
     pub(crate) apps: Vec<AppId>,
 }
 
-/// The open file: the drains it holds, and the file it appends to.
+/// The open file, and what its records fold into: the drains stored and
+/// not ended, with their last terms.
 #[derive(Debug)]
 pub(crate) struct DrainStore {
     lines: JsonLines<LiveDrains>,
-    /// The drains stored and not ended, with their last terms.
-    live: BTreeMap<NodeId, StoredDrain>,
 }
 
 /// One line of the file.
@@ -88,9 +87,8 @@ impl DrainStore {
             "drains started or changed from now on will not survive a restart",
             LiveDrains::default(),
         )?;
-        let live = lines.folded().0.clone();
-        let drains = live.values().cloned().collect();
-        Ok((DrainStore { lines, live }, drains, warnings))
+        let drains = lines.folded().0.values().cloned().collect();
+        Ok((DrainStore { lines }, drains, warnings))
     }
 
     /// The file written.
@@ -100,22 +98,21 @@ impl DrainStore {
 
     /// The terms stored for `node`'s drain, if one is under way.
     pub(crate) fn get(&self, node: &NodeId) -> Option<&StoredDrain> {
-        self.live.get(node)
+        self.lines.folded().0.get(node)
     }
 
     /// A drain started, or was given new terms; terms the file already
     /// holds are not written again.
     pub(crate) fn draining(&mut self, drain: StoredDrain) {
-        if self.live.get(&drain.node) == Some(&drain) {
+        if self.get(&drain.node) == Some(&drain) {
             return;
         }
         self.lines.append(to_record(&drain));
-        self.live.insert(drain.node.clone(), drain);
     }
 
     /// `node`'s drain ended; nothing is written if none was stored.
     pub(crate) fn ended(&mut self, node: &NodeId) {
-        if self.live.remove(node).is_some() {
+        if self.get(node).is_some() {
             self.lines.append(Record::Ended {
                 node: node.to_string(),
             });

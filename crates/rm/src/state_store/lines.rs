@@ -121,23 +121,25 @@ impl<F: Fold> JsonLines<F> {
         &self.folded
     }
 
-    /// Appends one record and folds it in; after a failed write, nothing
-    /// more is written. Compacts the file when enough was appended.
+    /// Folds one record in and appends it; after a failed write, nothing
+    /// more is written, but records are still folded in, so the fold stays
+    /// what the store means to hold. Compacts the file when enough was
+    /// appended.
     pub(super) fn append(&mut self, record: F::Record) {
+        let mut line = serde_json::to_vec(&record).expect("records serialize");
+        line.push(b'\n');
+        if let Err(why) = self.folded.apply(record) {
+            // The next start would skip the line for the same reason.
+            tracing::warn!(path = %self.path.display(), "a record just written will be skipped at the next start: {why}");
+        }
         if self.broken {
             return;
         }
-        let mut line = serde_json::to_vec(&record).expect("records serialize");
-        line.push(b'\n');
         // One write on an O_APPEND file: a line is never interleaved.
         if let Err(e) = self.file.write_all(&line) {
             self.broken = true;
             tracing::error!(path = %self.path.display(), error = %e, "cannot write the state store; {}", self.loss);
             return;
-        }
-        if let Err(why) = self.folded.apply(record) {
-            // The next start would skip the line for the same reason.
-            tracing::warn!(path = %self.path.display(), "a record just written will be skipped at the next start: {why}");
         }
         self.appended += line.len() as u64;
         if self.appended > self.floor.max(self.compacted_len) {
