@@ -55,6 +55,14 @@ pub mod names {
     pub const QUEUE_APPS_RUNNING: &str = "weft_queue_apps_running";
     /// Gauge: apps without containers yet (including those waiting on a limit).
     pub const QUEUE_APPS_PENDING: &str = "weft_queue_apps_pending";
+    /// Gauge: apps with outstanding asks (Hadoop's `ActiveApplications`).
+    pub const QUEUE_APPS_ACTIVE: &str = "weft_queue_apps_active";
+    /// Gauge: users with an app that has outstanding asks in the subtree.
+    pub const QUEUE_USERS_ACTIVE: &str = "weft_queue_users_active";
+    /// Gauge: running apps by age since their first container (label
+    /// `age_minutes`, the bucket's lower bound: 0, 60, 300 or 1440, Hadoop's
+    /// `running_0` ... `running_1440`).
+    pub const QUEUE_APPS_RUNNING_BY_AGE: &str = "weft_queue_apps_running_by_age";
     /// Gauge: allocated memory.
     pub const QUEUE_ALLOCATED_MEMORY: &str = "weft_queue_allocated_memory_bytes";
     /// Gauge: allocated vcores.
@@ -581,6 +589,8 @@ struct QueueMetrics {
     allocated: [Counter; 3],
     released: Counter,
     gauges: [Gauge; QUEUE_GAUGES.len()],
+    /// By `RUNNING_AGE_MINUTES`.
+    running_by_age: [Gauge; 4],
     /// The counters' values, which the exporter's handles cannot be asked
     /// for, kept for `/jmx`.
     counts: QueueCounts,
@@ -596,9 +606,11 @@ fn locality_index(locality: Locality) -> usize {
     }
 }
 
-const QUEUE_GAUGES: [&str; 24] = [
+const QUEUE_GAUGES: [&str; 26] = [
     names::QUEUE_APPS_RUNNING,
     names::QUEUE_APPS_PENDING,
+    names::QUEUE_APPS_ACTIVE,
+    names::QUEUE_USERS_ACTIVE,
     names::QUEUE_ALLOCATED_MEMORY,
     names::QUEUE_ALLOCATED_VCORES,
     names::QUEUE_ALLOCATED_CONTAINERS,
@@ -647,6 +659,15 @@ impl QueueMetrics {
             }),
             released: m.counter(names::QUEUE_CONTAINERS_RELEASED, label()),
             gauges: QUEUE_GAUGES.map(|name| m.gauge(name, label())),
+            running_by_age: RUNNING_AGE_MINUTES.map(|minutes| {
+                m.gauge(
+                    names::QUEUE_APPS_RUNNING_BY_AGE,
+                    vec![
+                        Label::new("queue", queue.to_string()),
+                        Label::new("age_minutes", minutes.to_string()),
+                    ],
+                )
+            }),
             counts: QueueCounts::default(),
         }
     }
@@ -835,7 +856,7 @@ impl SchedulerMetrics {
             });
         }
 
-        let running = apps_running_and_pending(view);
+        let apps = queue_apps(view);
         let live: std::collections::BTreeSet<&QueuePath> =
             view.queues.iter().map(|q| &q.tree.path).collect();
         self.queues.retain(|p, _| live.contains(p));
@@ -861,7 +882,7 @@ impl SchedulerMetrics {
                 .queues
                 .entry(t.path.clone())
                 .or_insert_with_key(|p| QueueMetrics::new(m, p));
-            let (apps_running, apps_pending) = running.get(&t.path).copied().unwrap_or_default();
+            let a = apps.get(&t.path).copied().unwrap_or_default();
             let [am, av] = memory_and_vcores(t.usage);
             let [pm, pv] = memory_and_vcores(q.pending);
             let [rm, rv] = memory_and_vcores(q.reserved);
@@ -872,8 +893,10 @@ impl SchedulerMetrics {
             let [um, uv] = memory_and_vcores(t.am_usage);
             let [lm, lv] = t.am_limit.map_or([f64::INFINITY; 2], memory_and_vcores);
             let values = [
-                f64::from(apps_running),
-                f64::from(apps_pending),
+                f64::from(a.running),
+                f64::from(a.pending),
+                f64::from(a.active),
+                f64::from(a.active_users),
                 am,
                 av,
                 f64::from(q.n_containers),
@@ -900,29 +923,71 @@ impl SchedulerMetrics {
             for (g, v) in qm.gauges.iter().zip(values) {
                 g.set(v);
             }
+            for (g, n) in qm.running_by_age.iter().zip(a.running_by_age) {
+                g.set(f64::from(n));
+            }
         }
     }
 }
 
-/// Each queue's apps running and pending (its subtree's included) as
-/// Hadoop's queue metrics count them: an attempt is running from its first
-/// container on, even if it holds none later (an AM-less unmanaged app
-/// between asks). A queue with neither is missing.
-pub(crate) fn apps_running_and_pending(view: &View) -> BTreeMap<QueuePath, (u32, u32)> {
-    let mut res: BTreeMap<QueuePath, (u32, u32)> = BTreeMap::new();
+/// What a queue's apps are doing, its subtree's included, as Hadoop's queue
+/// metrics count them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct QueueApps {
+    /// Apps whose current attempt has had a container, even if it holds
+    /// none now (an AM-less unmanaged app between asks): Hadoop's `AppsRunning`.
+    pub(crate) running: u32,
+    /// The other apps not ended, those waiting on a limit included.
+    pub(crate) pending: u32,
+    /// Apps not ended with outstanding asks (`ActiveApplications`).
+    pub(crate) active: u32,
+    /// Users with an active app in the subtree.
+    pub(crate) active_users: u32,
+    /// Running apps by how long since their first container, split at
+    /// `RUNNING_AGE_MINUTES` (Hadoop's `running_0` ... `running_1440`).
+    pub(crate) running_by_age: [u32; 4],
+}
+
+/// Where Hadoop's queue metrics split running apps by age: under an hour,
+/// under five hours, under a day, and longer.
+pub(crate) const RUNNING_AGE_MINUTES: [u64; 4] = [0, 60, 300, 1440];
+
+/// Each queue's `QueueApps`. A queue with no app not ended is missing.
+pub(crate) fn queue_apps(view: &View) -> BTreeMap<QueuePath, QueueApps> {
+    let mut res: BTreeMap<QueuePath, QueueApps> = BTreeMap::new();
+    let mut users: BTreeMap<QueuePath, std::collections::BTreeSet<&str>> = BTreeMap::new();
     for app in view.apps.values() {
         let r = &app.report;
         if r.record.state.is_final() {
             continue;
         }
-        let holds = r.attempt_launched;
+        let running = r.attempt_launched;
+        let active = r.pending_containers > 0;
+        let age = running.then(|| {
+            let since = r.record.launched.unwrap_or(view.now);
+            let minutes = view.now.since(since).as_millis() / 60_000;
+            RUNNING_AGE_MINUTES
+                .iter()
+                .rposition(|m| minutes >= *m)
+                .unwrap_or(0)
+        });
         for p in r.record.queue.self_and_ancestors() {
-            let e = res.entry(p).or_default();
-            if holds {
-                e.0 += 1;
-            } else {
-                e.1 += 1;
+            if active {
+                users.entry(p.clone()).or_default().insert(&r.record.user);
             }
+            let e = res.entry(p).or_default();
+            if let Some(age) = age {
+                e.running += 1;
+                e.running_by_age[age] += 1;
+            } else {
+                e.pending += 1;
+            }
+            e.active += u32::from(active);
+        }
+    }
+    for (p, u) in users {
+        if let Some(e) = res.get_mut(&p) {
+            e.active_users = u.len() as u32;
         }
     }
     res
@@ -948,6 +1013,64 @@ mod tests {
         let config = RmConfig::from_texts(&testing::site(&[]), testing::ALLOC).unwrap();
         let core = ResourceManager::new(config.alloc.config.clone(), config.core, Time::ZERO);
         View::build(&core, &BTreeMap::new(), 1, Time::ZERO, 0)
+    }
+
+    #[test]
+    fn apps_are_counted_as_running_by_age_active_and_by_active_user() {
+        let mut sc = weft_test_support::scenario::Scenario::new();
+        let mut run = |cmd: &str| {
+            sc.run(cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        };
+        run("config\n<allocations><queue name=\"a\"/><queue name=\"b\"/></allocations>");
+        // An hour passes below without heartbeats or allocate calls.
+        run(
+            "site yarn.nm.liveness-monitor.expiry-interval-ms=86400000 yarn.am.liveness-monitor.expiry-interval-ms=86400000",
+        );
+        // One container a heartbeat: the last app, submitted after the last
+        // heartbeat, waits for its AM container.
+        run("node n1 8192mb,8vc");
+        run("submit old queue=root.a user=alice");
+        run("heartbeat n1");
+        run("register old");
+        run("ask old 3x1024mb,1vc");
+        run("advance 61m");
+        run("submit new queue=root.a user=bob");
+        // The update pass sees its demand: it goes before `old` then.
+        run("advance 1s");
+        run("heartbeat n1");
+        run("submit waiting queue=root.b user=alice");
+        run("advance 1s");
+        let now = Time::from_millis((61 * 60 + 2) * 1000);
+        let view = View::build(sc.rm(), &BTreeMap::new(), 1, now, 0);
+        let apps = queue_apps(&view);
+        let at = |q: &str| apps[&q.parse::<QueuePath>().unwrap()];
+        // `old` has asks left and has run for an hour; `new` has none and
+        // has just started; `waiting` has only its AM's ask.
+        let a = QueueApps {
+            running: 2,
+            pending: 0,
+            active: 1,
+            active_users: 1,
+            running_by_age: [1, 1, 0, 0],
+        };
+        assert_eq!(at("root.a"), a);
+        let b = QueueApps {
+            running: 0,
+            pending: 1,
+            active: 1,
+            active_users: 1,
+            running_by_age: [0; 4],
+        };
+        assert_eq!(at("root.b"), b);
+        // Alice is active in both leaves and counts once at the root.
+        let root = QueueApps {
+            running: 2,
+            pending: 1,
+            active: 2,
+            active_users: 1,
+            running_by_age: [1, 1, 0, 0],
+        };
+        assert_eq!(at("root"), root);
     }
 
     #[test]

@@ -16,14 +16,19 @@ use axum::response::{IntoResponse, Response};
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 use weft_model::Resource;
+use weft_queue_tree::QueueKind;
 
 use crate::http::ApiState;
 use crate::http::codec::Params;
-use crate::metrics::apps_running_and_pending;
+use crate::metrics::queue_apps;
 use crate::view::View;
 
 /// Hadoop's content type for the servlet's answers (its spelling, `utf8`).
 const CONTENT_TYPE: &str = "application/json; charset=utf8";
+
+/// Hadoop's names for running apps by age, one per `RUNNING_AGE_MINUTES`
+/// bucket (the minutes since their first container at which each starts).
+const RUNNING_BUCKETS: [&str; 4] = ["running_0", "running_60", "running_300", "running_1440"];
 
 /// The query that names every bean, the servlet's default.
 const ALL: &str = "*:*";
@@ -179,7 +184,7 @@ impl serde::Serialize for Bean {
 
 /// Every bean: each queue's, parents first in path order, then the cluster's.
 fn beans(view: &View) -> Vec<Bean> {
-    let apps = apps_running_and_pending(view);
+    let apps = queue_apps(view);
     let mut res: Vec<Bean> = view
         .queues
         .iter()
@@ -195,7 +200,14 @@ fn beans(view: &View) -> Vec<Bean> {
                 modeler_type.push_str(&format!(",q{i}={c}"));
             }
             let counts = view.queue_counts.get(&t.path).copied().unwrap_or_default();
-            let (running, pending) = apps.get(&t.path).copied().unwrap_or_default();
+            let a = apps.get(&t.path).copied().unwrap_or_default();
+            // Hadoop counts active users in a leaf's own metrics only (its
+            // ActiveUsersManager); a parent's stay 0.
+            let active_users = if t.kind == QueueKind::Leaf {
+                a.active_users
+            } else {
+                0
+            };
             // Hadoop sets a queue's available resources only on root (the
             // cluster less what is allocated); every other queue shows 0.
             let available = if t.path.is_root() {
@@ -204,12 +216,12 @@ fn beans(view: &View) -> Vec<Bean> {
                 Resource::ZERO
             };
             let [node_local, rack_local, off_switch] = counts.containers_allocated;
-            let attributes = vec![
+            let mut attributes = vec![
                 ("tag.Queue", Value::from(t.path.to_string())),
                 ("tag.Context", Value::from("yarn")),
                 ("AppsSubmitted", counts.apps_submitted.into()),
-                ("AppsRunning", running.into()),
-                ("AppsPending", pending.into()),
+                ("AppsRunning", a.running.into()),
+                ("AppsPending", a.pending.into()),
                 ("AppsCompleted", counts.apps_completed.into()),
                 ("AppsKilled", counts.apps_killed.into()),
                 ("AppsFailed", counts.apps_failed.into()),
@@ -264,7 +276,12 @@ fn beans(view: &View) -> Vec<Bean> {
                     "SchedulingPolicy",
                     Value::from(t.policy.hadoop_display_name()),
                 ),
+                ("ActiveUsers", active_users.into()),
+                ("ActiveApplications", a.active.into()),
             ];
+            for (name, n) in RUNNING_BUCKETS.into_iter().zip(a.running_by_age) {
+                attributes.push((name, n.into()));
+            }
             Bean {
                 name: ObjectName {
                     domain: "Hadoop",

@@ -71,6 +71,12 @@ async fn queue_and_cluster_beans() {
         AvailableMB=0
         MaxApps=2147483647
         SchedulingPolicy="fair"
+        ActiveApplications=1
+        ActiveUsers=1
+        running_0=1
+        running_60=0
+        running_300=0
+        running_1440=0
     "#]]
     .assert_eq(&pick(
         leaf,
@@ -90,6 +96,12 @@ async fn queue_and_cluster_beans() {
             "AvailableMB",
             "MaxApps",
             "SchedulingPolicy",
+            "ActiveApplications",
+            "ActiveUsers",
+            "running_0",
+            "running_60",
+            "running_300",
+            "running_1440",
         ],
     ));
     let root = bean(
@@ -104,6 +116,9 @@ async fn queue_and_cluster_beans() {
         AllocatedMB=1024
         AvailableMB=15360
         AvailableVCores=15
+        ActiveApplications=1
+        ActiveUsers=0
+        running_0=1
     "#]]
     .assert_eq(&pick(
         root,
@@ -115,6 +130,9 @@ async fn queue_and_cluster_beans() {
             "AllocatedMB",
             "AvailableMB",
             "AvailableVCores",
+            "ActiveApplications",
+            "ActiveUsers",
+            "running_0",
         ],
     ));
     let b = bean(
