@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod events;
 pub mod explain;
 pub mod nm;
+pub mod statistics;
 
 use serde::{Deserialize, Serialize};
 use weft_model::Resource;

@@ -206,6 +206,7 @@ pub fn router(state: ApiState) -> Router {
             post(cluster::refresh_nodes_resources),
         ),
         ("/ws/v1/cluster/apps", get(apps::list).post(apps::submit)),
+        ("/ws/v1/cluster/appstatistics", get(apps::statistics)),
         (
             "/ws/v1/cluster/apps/new-application",
             post(apps::new_application),

@@ -1,12 +1,12 @@
 //! The `weft` command: `weft rm` runs the ResourceManager and `weft nm` a
 //! node agent; `weft local` runs both, a whole cluster on loopback; `weft
 //! app submit` runs a distributed-shell application; `weft application`,
-//! `weft queue`, `weft node` and `weft rmadmin` are YARN-style clients of
-//! the RM's REST API (YARN's single-dash spellings work: `weft application
-//! -list`); `weft load` drives a running RM with simulated nodes and AMs;
-//! `weft sim` runs the simulator.
+//! `weft queue`, `weft node`, `weft rmadmin` and `weft top` are YARN-style
+//! clients of the RM's REST API (YARN's single-dash spellings work: `weft
+//! application -list`); `weft load` drives a running RM with simulated
+//! nodes and AMs; `weft sim` runs the simulator.
 //!
-//! This file and its modules (`app`, `nm`, `local`) only parse arguments,
+//! This file and its modules (`app`, `nm`, `local`, `top`) only parse arguments,
 //! set up logging and signals, and print; the work is `weft-rm`'s,
 //! `weft-nm`'s and `weft-sim`'s. A new subcommand is one more variant of
 //! `Command` and one more arm in `run`.
@@ -14,6 +14,7 @@
 mod app;
 mod local;
 mod nm;
+mod top;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -71,6 +72,8 @@ enum Command {
     Node(NodeArgs),
     /// Administration: -refreshQueues, -refreshNodes, -updateNodeResource.
     Rmadmin(RmadminArgs),
+    /// A refreshing view of the cluster and its busiest applications, as `yarn top`.
+    Top(top::TopArgs),
     /// Drive a running RM with simulated NodeManagers and ApplicationMasters.
     Load(LoadArgs),
     /// Replay a workload through the scheduler on virtual time (no service needed).
@@ -598,6 +601,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Node(a) => node(a).await,
         Command::Rmadmin(a) => rmadmin(a).await,
+        Command::Top(a) => top::run(a).await,
         Command::Load(a) => load(a).await,
         // Handled in `main`, before any runtime starts.
         Command::Sim(a) => weft_sim::cli::run(a),

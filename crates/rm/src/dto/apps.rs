@@ -737,6 +737,11 @@ impl AppFilter {
         &self.states
     }
 
+    /// The application types asked for (upper case); empty: any.
+    pub fn types(&self) -> &BTreeSet<String> {
+        &self.types
+    }
+
     /// The apps of `view` that pass, by id, at most `limit` of them; those
     /// `may_view` refuses are withheld (`AppDto::withheld`), not left out,
     /// as in Hadoop.

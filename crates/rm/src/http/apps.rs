@@ -1,6 +1,7 @@
 //! Application handlers of the YARN REST API: list with Hadoop's filters,
-//! `new-application`, submission, one app, and its `state`, `queue`,
-//! `priority`, `timeouts` (and `timeout`) and `appattempts` sub-resources.
+//! the `appstatistics` counts, `new-application`, submission, one app, and
+//! its `state`, `queue`, `priority`, `timeouts` (and `timeout`) and
+//! `appattempts` sub-resources.
 //!
 //! The list comes from the published views; one app's reads and every
 //! write go through the actor, so a client reads its own writes. The app
@@ -22,6 +23,7 @@ use crate::dto::apps::{
     AppTimeoutUpdateDto, AppTimeoutsDto, AppsDto, AppsQuery, NewApplicationDto,
     SubmitApplicationDto, lifetime_expiry_ms, timeout_type_named,
 };
+use crate::dto::statistics::AppStatisticsDto;
 use crate::http::codec::{Caller, Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam, app_location};
@@ -55,6 +57,18 @@ pub(super) async fn list(
             app: filter.apply(&view, s.app_viewer(who.as_ref(), &view)),
         },
     ))
+}
+
+/// `GET /appstatistics`: counts by state for one type or any, over the
+/// published view, every app counted whoever asks, as in Hadoop.
+pub(super) async fn statistics(
+    State(s): State<ApiState>,
+    format: Format,
+    Params(pairs): Params<Vec<(String, String)>>,
+) -> Result<Wire<AppStatisticsDto>, ApiError> {
+    let view = s.rm().view();
+    let dto = AppStatisticsDto::count(&view, &pairs)?;
+    Ok(Wire::ok(format, "appStatInfo", dto))
 }
 
 pub(super) async fn get_app(

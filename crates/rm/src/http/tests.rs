@@ -2057,6 +2057,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 
 mod admin_access;
 mod app_acls;
+mod app_statistics;
 mod audit;
 mod decommission;
 mod dynamic_resources;
