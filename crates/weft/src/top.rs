@@ -130,9 +130,16 @@ pub(crate) fn render(snap: &Snapshot, now_ms: u64, layout: &Layout) -> String {
             .cmp(&a.running_containers)
             .then_with(|| a.id.cmp(&b.id))
     });
+    let withheld = apps.iter().filter(|a| is_withheld(a)).count();
     let room = layout
         .rows
         .map_or(usize::MAX, |r| r.saturating_sub(NON_APP_ROWS));
+    // The note about withheld apps takes a row of its own.
+    let room = if withheld > 0 {
+        room.saturating_sub(1)
+    } else {
+        room
+    };
     for app in apps.into_iter().take(room) {
         lines.push(
             COLUMNS
@@ -141,6 +148,12 @@ pub(crate) fn render(snap: &Snapshot, now_ms: u64, layout: &Layout) -> String {
                 .collect::<Vec<_>>()
                 .join(" "),
         );
+    }
+    if withheld > 0 {
+        lines.push(format!(
+            "({withheld} of these applications withheld: their usage and times are shown only to \
+             their owners, the administrators and their VIEW_APP ACL; --user names you)"
+        ));
     }
     let mut out = String::new();
     for line in lines {
@@ -233,6 +246,21 @@ fn running_time(elapsed_ms: u64) -> String {
     )
 }
 
+/// Whether the RM left out what the caller may not see of `app` (its
+/// usage and times): such a report has no start time, which every app has.
+fn is_withheld(app: &AppDto) -> bool {
+    app.started_time == 0
+}
+
+/// `value` of `app`, or `-` where the RM withheld it.
+fn unless_withheld(app: &AppDto, value: impl FnOnce(&AppDto) -> String) -> String {
+    if is_withheld(app) {
+        "-".to_owned()
+    } else {
+        value(app)
+    }
+}
+
 /// One column of the table: its title, its width (right-aligned unless
 /// `left`; 0 for the last, which runs to the end of the line) and its value.
 struct Column {
@@ -289,7 +317,7 @@ const COLUMNS: &[Column] = &[
         title: "#CONT",
         width: 7,
         left: false,
-        value: |a| a.running_containers.to_string(),
+        value: |a| unless_withheld(a, |a| a.running_containers.to_string()),
     },
     Column {
         title: "#RCONT",
@@ -301,25 +329,25 @@ const COLUMNS: &[Column] = &[
         title: "VCORES",
         width: 7,
         left: false,
-        value: |a| a.allocated_vcores.to_string(),
+        value: |a| unless_withheld(a, |a| a.allocated_vcores.to_string()),
     },
     Column {
         title: "RVCORES",
         width: 7,
         left: false,
-        value: |a| a.reserved_vcores.to_string(),
+        value: |a| unless_withheld(a, |a| a.reserved_vcores.to_string()),
     },
     Column {
         title: "MEM",
         width: 7,
         left: false,
-        value: |a| format!("{}G", a.allocated_mb / 1024),
+        value: |a| unless_withheld(a, |a| format!("{}G", a.allocated_mb / 1024)),
     },
     Column {
         title: "RMEM",
         width: 7,
         left: false,
-        value: |a| format!("{}G", a.reserved_mb / 1024),
+        value: |a| unless_withheld(a, |a| format!("{}G", a.reserved_mb / 1024)),
     },
     Column {
         title: "VCORESECS",
@@ -343,7 +371,7 @@ const COLUMNS: &[Column] = &[
         title: "TIME",
         width: 10,
         left: false,
-        value: |a| running_time(a.elapsed_time),
+        value: |a| unless_withheld(a, |a| running_time(a.elapsed_time)),
     },
     Column {
         title: "NAME",
@@ -540,7 +568,7 @@ mod tests {
             "state": "RUNNING", "finalStatus": "UNDEFINED", "progress": 12.5,
             "trackingUI": "", "trackingUrl": "", "diagnostics": "",
             "clusterId": 1795300000000u64, "applicationType": "MAPREDUCE",
-            "applicationTags": "", "priority": id % 3, "startedTime": 0,
+            "applicationTags": "", "priority": id % 3, "startedTime": NOW - 90_061_000u64 * u64::from(id),
             "launchTime": 0, "finishedTime": 0,
             "elapsedTime": 90_061_000u64 * u64::from(id),
             "amContainerLogs": "", "amHostHttpAddress": "", "amRPCAddress": "",
@@ -599,6 +627,8 @@ mod tests {
                 app(2, "bob", "root.b", 7, 7168),
                 app(3, "alice", "root.a", 3, 3072),
                 app(4, "carol", "root.b", 3, 3072),
+                // As a caller without VIEW_APP gets it.
+                app(5, "dave", "root.a", 4, 4096).withheld(),
             ],
         }
     }
@@ -616,7 +646,7 @@ mod tests {
                 rows: None,
             },
             expect![[r#"
-                weft top - 12:34:56+00:00, up 1d, 2:3, 3 active users, queue(s): root
+                weft top - 12:34:56+00:00, up 1d, 2:3, 4 active users, queue(s): root
                 NodeManager(s): 5 total, 3 active, 0 unhealthy, 1 decommissioned, 1 lost, 0 rebooted
                 Queue(s) Applications: 3 running, 9 submitted, 1 pending, 4 completed, 1 killed, 1 failed
                 Queue(s) Mem(GB): 20 available, 12 allocated, 1 pending, 2 reserved
@@ -628,6 +658,8 @@ mod tests {
                  application_1795300000000_0003 alice       mapreduce     root.a     0       3       -       3       0      3G      0G       1800       1800  12.50   03:03:03 job 3
                  application_1795300000000_0004 carol       mapreduce     root.b     1       3       -       3       0      3G      0G       1800       1800  12.50   04:04:04 job 4
                  application_1795300000000_0001 alice       mapreduce     root.a     1       2       -       2       0      2G      0G       1200       1200  12.50   01:01:01 job 1
+                 application_1795300000000_0005 dave        mapreduce     root.a     2       -       -       -       -       -       -       2400       2400  12.50          - job 5
+                (1 of these applications withheld: their usage and times are shown only to their owners, the administrators and their VIEW_APP ACL; --user names you)
             "#]],
         );
     }
@@ -641,7 +673,7 @@ mod tests {
                 rows: Some(11),
             },
             expect![[r#"
-                weft top - 12:34:56+00:00, up 1d, 2:3, 3 active users, queue
+                weft top - 12:34:56+00:00, up 1d, 2:3, 4 active users, queue
                 NodeManager(s): 5 total, 3 active, 0 unhealthy, 1 decommissi
                 Queue(s) Applications: 3 running, 9 submitted, 1 pending, 4
                 Queue(s) Mem(GB): 20 available, 12 allocated, 1 pending, 2 r
@@ -650,7 +682,7 @@ mod tests {
 
                                   APPLICATIONID USER             TYPE      Q
                  application_1795300000000_0002 bob         mapreduce     ro
-                 application_1795300000000_0003 alice       mapreduce     ro
+                (1 of these applications withheld: their usage and times are
             "#]],
         );
     }
