@@ -139,8 +139,10 @@ enum Record {
         /// `None`: an unmanaged AM.
         #[serde(default)]
         am_resource: Option<ResourceDto>,
+        /// Shared with the service's own copy and the store's fold, so a
+        /// live app's launch context is held once however many keep it.
         #[serde(default)]
-        launch_context: Option<serde_json::Value>,
+        launch_context: Option<Arc<serde_json::Value>>,
         /// Written by compaction only: the attempt the app was at.
         #[serde(default = "first_attempt")]
         attempt: u32,
@@ -364,7 +366,7 @@ impl StateStore {
             queue: queue.to_string(),
             priority: sub.priority.0,
             am_resource: sub.am_resource.map(ResourceDto::from_resource),
-            launch_context: extra.launch_context.as_deref().cloned(),
+            launch_context: extra.launch_context.clone(),
             attempt: 1,
             am_container_allocated: false,
             lifetime_expiry,
@@ -736,7 +738,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                     launched: None,
                 },
                 extra: AppExtra {
-                    launch_context: launch_context.map(Arc::new),
+                    launch_context,
                     unmanaged,
                     acls: application_acls.map(|a| a.acls()).unwrap_or_default(),
                     ..AppExtra::default()
@@ -822,7 +824,7 @@ fn compacted(app: &StoredApp) -> Record {
         queue: app.recovered.queue.to_string(),
         priority: sub.priority.0,
         am_resource: sub.am_resource.map(ResourceDto::from_resource),
-        launch_context: app.extra.launch_context.as_deref().cloned(),
+        launch_context: app.extra.launch_context.clone(),
         attempt: app.recovered.attempt,
         am_container_allocated: app.recovered.am_container_allocated,
         lifetime_expiry: app.lifetime_expiry_ms,
@@ -901,6 +903,10 @@ mod tests {
             ..AppExtra::default()
         };
         store.submitted(&submission(1, true), &queue, &ctx, None, 5);
+        // The store keeps the service's launch context, not a copy of it.
+        let kept = &store.lines.folded().apps[&AppId::new(7, 1)];
+        let shared = kept.extra.launch_context.as_ref().unwrap();
+        assert!(Arc::ptr_eq(shared, ctx.launch_context.as_ref().unwrap()));
         store.submitted(&submission(2, false), &queue, &AppExtra::default(), None, 5);
         store.submitted(&submission(3, false), &queue, &AppExtra::default(), None, 5);
         let attempt1 = AttemptId::new(AppId::new(7, 1), 1);
