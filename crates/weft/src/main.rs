@@ -1,17 +1,19 @@
 //! The `weft` command: `weft rm` runs the ResourceManager and `weft nm` a
 //! node agent; `weft local` runs both, a whole cluster on loopback; `weft
 //! app submit` runs a distributed-shell application; `weft application`,
-//! `weft queue`, `weft node` and `weft rmadmin` are YARN-style clients of
+//! `weft applicationattempt`, `weft container`, `weft queue`, `weft node`
+//! and `weft rmadmin` are YARN-style clients of
 //! the RM's REST API (YARN's single-dash spellings work: `weft application
 //! -list`); `weft load` drives a running RM with simulated nodes and AMs;
 //! `weft sim` runs the simulator.
 //!
-//! This file and its modules (`app`, `nm`, `local`) only parse arguments,
+//! This file and its modules (`app`, `nm`, `local`, `cli_attempts`) only parse arguments,
 //! set up logging and signals, and print; the work is `weft-rm`'s,
 //! `weft-nm`'s and `weft-sim`'s. A new subcommand is one more variant of
 //! `Command` and one more arm in `run`.
 
 mod app;
+mod cli_attempts;
 mod local;
 mod nm;
 
@@ -65,6 +67,10 @@ enum Command {
     App(app::AppArgs),
     /// Applications: -list, -status, -explain, -kill, -movetoqueue, -updatePriority, -updateLifetime.
     Application(ApplicationArgs),
+    /// Application attempts: -list <appId>, -status <attemptId>.
+    Applicationattempt(cli_attempts::AttemptArgs),
+    /// Containers: -list <attemptId>, -status <containerId>.
+    Container(cli_attempts::ContainerArgs),
     /// Queues: -status.
     Queue(QueueArgs),
     /// Nodes: -list, -status.
@@ -591,6 +597,8 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Local(a) => local::run(a).await,
         Command::App(a) => app::run(a).await,
         Command::Application(a) => application(a).await,
+        Command::Applicationattempt(a) => cli_attempts::application_attempt(a).await,
+        Command::Container(a) => cli_attempts::container(a).await,
         Command::Queue(a) => {
             let mut c = a.client.connect()?;
             print(cli::queue_status(&mut c, &a.status).await?);
