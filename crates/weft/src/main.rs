@@ -1326,6 +1326,105 @@ mod tests {
     }
 
     #[test]
+    fn attempt_and_container_commands_take_yarn_ids() {
+        let parsed = Weft::try_parse_from(args(
+            "weft applicationattempt -list application_1_0001 --rm rm1 --request-timeout-ms 50",
+        ))
+        .unwrap();
+        let Command::Applicationattempt(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(a.list, Some(weft_model::AppId::new(1, 1)));
+        assert_eq!(a.status, None);
+        assert_eq!(a.client.client.rm, "rm1");
+        assert_eq!(a.client.request_timeout_ms, 50);
+        let parsed = Weft::try_parse_from(args(
+            "weft applicationattempt -status appattempt_1_0001_000002 --user carol",
+        ))
+        .unwrap();
+        let Command::Applicationattempt(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(
+            a.status.map(|s| s.to_string()).as_deref(),
+            Some("appattempt_1_0001_000002")
+        );
+        assert_eq!(a.client.client.user(), "carol");
+        let parsed =
+            Weft::try_parse_from(args("weft container -list appattempt_1_0001_000002")).unwrap();
+        let Command::Container(c) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(
+            c.list.map(|s| s.to_string()).as_deref(),
+            Some("appattempt_1_0001_000002")
+        );
+        let parsed =
+            Weft::try_parse_from(args("weft container -status container_e03_1_0001_02_000007"))
+                .unwrap();
+        let Command::Container(c) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(
+            c.status.map(|s| s.to_string()).as_deref(),
+            Some("container_e03_1_0001_02_000007")
+        );
+        assert_eq!(c.client.request_timeout_ms, CLIENT_REQUEST_TIMEOUT_MS);
+        // A malformed id is a usage error naming the option and the form.
+        for (line, option, form) in [
+            (
+                "weft applicationattempt -list app_1",
+                "--list",
+                "application_<clusterTimestamp>_<sequence>",
+            ),
+            (
+                "weft applicationattempt -status application_1_0001",
+                "--status",
+                "appattempt_<clusterTimestamp>_<sequence>_<attempt>",
+            ),
+            (
+                "weft container -list container_1_0001_01_000001",
+                "--list",
+                "appattempt_<clusterTimestamp>_<sequence>_<attempt>",
+            ),
+            (
+                "weft container -status appattempt_1_0001_000001",
+                "--status",
+                "container_[e<epoch>_]<clusterTimestamp>_<app>_<attempt>_<sequence>",
+            ),
+        ] {
+            let e = Weft::try_parse_from(args(line)).expect_err(line);
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{line}: {e}"
+            );
+            let text = e.to_string();
+            assert!(
+                text.contains(option) && text.contains(form),
+                "{line}: {text}"
+            );
+        }
+        // Exactly one command.
+        for line in [
+            "weft applicationattempt",
+            "weft container --rm rm1",
+            "weft applicationattempt -list application_1_0001 -status appattempt_1_0001_000001",
+            "weft container -list appattempt_1_0001_000001 -status container_1_0001_01_000001",
+        ] {
+            let e = Weft::try_parse_from(args(line)).expect_err(line);
+            assert!(
+                matches!(
+                    e.kind(),
+                    clap::error::ErrorKind::MissingRequiredArgument
+                        | clap::error::ErrorKind::ArgumentConflict
+                ),
+                "{line}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn yarn_single_dash_options_are_accepted() {
         assert_eq!(
             args("weft application -list -appStates ALL"),

@@ -122,8 +122,8 @@ pub async fn container_status(
     let mut out = String::from("Container Report : \n");
     let lines = [
         ("Container-Id", c.container_id.clone()),
-        ("Start-Time", c.started_time.to_string()),
-        ("Finish-Time", c.finished_time.to_string()),
+        ("Start-Time", time(c.started_time)),
+        ("Finish-Time", time(c.finished_time)),
         ("State", c.container_state.clone()),
         ("Execution-Type", "GUARANTEED".to_owned()),
         ("LOG-URL", or_na(&c.log_url).to_owned()),

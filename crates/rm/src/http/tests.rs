@@ -2059,6 +2059,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 
 mod admin_access;
 mod app_acls;
+mod attempts;
 mod audit;
 mod decommission;
 mod dynamic_resources;
