@@ -1226,8 +1226,9 @@ impl Actor {
         }
         let node = hb.node.clone();
         let out = self.core.handle(now, Input::NodeHeartbeat(hb));
-        self.absorb(now, &out.events);
         // Only completions the core took from this report reach an AM.
+        // Kept before the events are absorbed, so that an AM container's
+        // words go with its attempt wherever the attempt's end is recorded.
         for (container, words) in diagnostics {
             let completed_now = out.events.iter().any(
                 |e| matches!(e, Event::ContainerCompleted { container: c, .. } if *c == container),
@@ -1239,6 +1240,7 @@ impl Actor {
                 self.node_diagnostics.insert(container, words);
             }
         }
+        self.absorb(now, &out.events);
         let reply = match out.reply {
             Reply::NodeHeartbeat(Ok(r)) => r,
             Reply::NodeHeartbeat(Err(NodeError::Decommissioned(_))) => {
@@ -1829,20 +1831,6 @@ impl Actor {
                             store.am_allocated(*container);
                         }
                     }
-                    // Before the books below move the app on: its AM
-                    // placement is still the failed attempt's.
-                    Event::AttemptFinished {
-                        app,
-                        outcome: None,
-                        diagnostics,
-                    } => store.attempt_failed(
-                        *app,
-                        at,
-                        self.extras
-                            .get(app)
-                            .and_then(|e| e.attempts.current_am.as_ref()),
-                        diagnostics,
-                    ),
                     Event::AppStateChanged { app, state, .. } if state.is_final() => {
                         let report = self.core.app_report(*app);
                         store.ended(
@@ -1924,6 +1912,11 @@ impl Actor {
                     extra
                         .attempts
                         .failed(now, attempt, diagnostics.clone(), keep);
+                    if let (Some(store), Some(failed)) =
+                        (&mut self.store, extra.attempts.earlier.last())
+                    {
+                        store.attempt_failed(*app, at, failed.am.as_ref(), &failed.diagnostics);
+                    }
                     tracing::info!(attempt = %attempt, diagnostics = %diagnostics, "application attempt failed");
                 }
                 Event::AppStateChanged {

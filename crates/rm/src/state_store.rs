@@ -271,6 +271,9 @@ struct EndedReport {
     /// in files written before attempts were kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     am: Option<StoredAm>,
+    /// What its last AM container's node said when it ended, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    am_exit: Option<String>,
     /// The attempts before its last (each failed), oldest first; absent
     /// in files written before attempts were kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -597,6 +600,7 @@ fn ended_report(r: &AppRecord, extra: Option<&AppExtra>, clock: &Clock) -> Optio
         am: extra
             .and_then(|e| e.attempts.current_am.as_ref())
             .map(StoredAm::of),
+        am_exit: extra.and_then(|e| e.attempts.current_am_exit.clone()),
         earlier_attempts: extra.map_or_else(Vec::new, |e| {
             e.attempts
                 .earlier
@@ -959,12 +963,13 @@ fn read_report(app: AppId, report: EndedReport) -> Result<StoredEndedApp, String
     let queue = QueuePath::parse(&report.queue).map_err(|e| e.to_string())?;
     let state = parse_state(&report.state)?;
     let final_status = parse_final_status(report.final_status.as_deref())?;
-    let attempts = read_attempts(
+    let mut attempts = read_attempts(
         app,
         report.attempt_started_ms,
         report.am.as_ref(),
         &report.earlier_attempts,
     )?;
+    attempts.current_am_exit.clone_from(&report.am_exit);
     Ok(StoredEndedApp {
         app,
         report,
@@ -1005,6 +1010,7 @@ fn read_attempts(
     Ok(StoredHistory {
         current_started_ms,
         current_am,
+        current_am_exit: None,
         earlier,
     })
 }
@@ -1014,6 +1020,7 @@ fn read_attempts(
 struct StoredHistory {
     current_started_ms: Option<u64>,
     current_am: Option<AmPlacement>,
+    current_am_exit: Option<String>,
     earlier: Vec<EarlierAttemptMs>,
 }
 
@@ -1053,7 +1060,7 @@ impl StoredHistory {
         AttemptHistory {
             current_started: self.current_started_ms.map(time),
             current_am: self.current_am.clone(),
-            current_am_exit: None,
+            current_am_exit: self.current_am_exit.clone(),
             earlier: self
                 .earlier
                 .iter()

@@ -111,7 +111,8 @@ pub struct AttemptHistory {
     /// `AppExtra::am_node`, kept once the app ends, for its last attempt.
     pub current_am: Option<AmPlacement>,
     /// What the AM container's node said when it ended, for the current
-    /// attempt (an earlier attempt's is in its diagnostics).
+    /// attempt (an earlier attempt's is in its diagnostics). The actor
+    /// hands it over before the core's events that end the attempt.
     pub current_am_exit: Option<String>,
     /// Earlier attempts (each failed, which is what starts another), oldest first.
     pub earlier: Vec<EndedAttempt>,
@@ -169,7 +170,7 @@ impl AttemptHistory {
     }
 
     /// The node of `container` said `words` about its end: kept with the
-    /// attempt whose AM container it was, if it was one.
+    /// current attempt if it was its AM container.
     pub fn node_said(&mut self, container: ContainerId, words: &str) {
         if self
             .current_am
@@ -177,13 +178,6 @@ impl AttemptHistory {
             .is_some_and(|am| am.container == container)
         {
             self.current_am_exit = Some(words.to_owned());
-            return;
-        }
-        // The node's words come after the core's event that failed the attempt.
-        if let Some(last) = self.earlier.last_mut() {
-            if last.am.as_ref().is_some_and(|am| am.container == container) {
-                last.diagnostics = format!("{}; its node said: {words}", last.diagnostics);
-            }
         }
     }
 }
