@@ -228,9 +228,9 @@ pub(crate) enum Command {
         reply: Tx<NewApplicationReply>,
     },
     Submit {
-        /// Boxed: the largest command, and a rare one.
+        /// Boxed, with `extra`: the largest command, and a rare one.
         sub: Box<weft_core::Submission>,
-        extra: AppExtra,
+        extra: Box<AppExtra>,
         reply: Tx<SubmitReply>,
     },
     RegisterAm {
@@ -424,7 +424,7 @@ impl RmHandle {
     ) -> Result<SubmitReply, RmError> {
         self.call(|reply| Command::Submit {
             sub: Box::new(sub),
-            extra,
+            extra: Box::new(extra),
             reply,
         })
         .await
@@ -925,7 +925,7 @@ impl Actor {
                 let _ = reply.send(res);
             }
             Command::Submit { sub, extra, reply } => {
-                let res = self.submit(now, *sub, extra);
+                let res = self.submit(now, *sub, *extra);
                 let _ = reply.send(res);
             }
             Command::RegisterAm { app, info, reply } => {
