@@ -1359,9 +1359,10 @@ mod tests {
             c.list.map(|s| s.to_string()).as_deref(),
             Some("appattempt_1_0001_000002")
         );
-        let parsed =
-            Weft::try_parse_from(args("weft container -status container_e03_1_0001_02_000007"))
-                .unwrap();
+        let parsed = Weft::try_parse_from(args(
+            "weft container -status container_e03_1_0001_02_000007",
+        ))
+        .unwrap();
         let Command::Container(c) = parsed.command else {
             panic!("parsed as {:?}", parsed.command)
         };
