@@ -131,6 +131,7 @@ fn build(shape: &Shape) -> Cluster {
                 name: format!("app{i}"),
                 app_type: "BENCH".into(),
                 tags: Vec::new(),
+                max_attempts: None,
                 lifetime: None,
             }),
         );

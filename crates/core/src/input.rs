@@ -233,6 +233,10 @@ pub struct Submission {
     /// (YARN's `LIFETIME` timeout); `None` (or `Duration::MAX`): no limit.
     /// Zero is refused.
     pub lifetime: Option<Duration>,
+    /// Attempts it gets before it fails (YARN's per-app `max-app-attempts`);
+    /// `None`, zero or more than `CoreSettings::max_app_attempts` means the
+    /// RM-wide value, as in Hadoop.
+    pub max_attempts: Option<u32>,
 }
 
 /// An application taken back after a restart of the ResourceManager.

@@ -35,6 +35,7 @@
 //!     app_type: "MAPREDUCE".into(),
 //!     tags: vec![],
 //!     lifetime: None,
+//!     max_attempts: None,
 //! }));
 //! // The node's next heartbeat places the application master's container.
 //! let out = rm.handle(Time::from_millis(1000), Input::NodeHeartbeat(NodeHeartbeat { node, statuses: vec![], unhealthy: None }));
@@ -94,4 +95,4 @@ pub use output::{
 };
 pub use rm::{AppRecord, Counters, InactiveNode, ResourceManager};
 pub use settings::CoreSettings;
-pub use view::{AppReport, ClusterMetrics, NodeReport, QueueReport};
+pub use view::{AppReport, ClusterMetrics, ContainerReport, NodeReport, QueueReport};

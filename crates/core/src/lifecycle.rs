@@ -348,6 +348,7 @@ impl ResourceManager {
             // A recovered app's earlier attempts are taken to have failed:
             // the store does not say why they ended.
             failed_attempts: attempt.attempt - 1,
+            max_attempts: self.settings.app_max_attempts(sub.max_attempts),
             launched: false,
             memory_mb_ms: 0,
             vcore_ms: 0,
@@ -785,6 +786,7 @@ impl ResourceManager {
         self.events.push(Event::AttemptFinished {
             app,
             outcome: Some(outcome),
+            diagnostics: diagnostics.clone(),
         });
         let diagnostics = if diagnostics.is_empty() {
             format!("application master reported {outcome:?}")
@@ -945,7 +947,7 @@ impl ResourceManager {
             self.active_mut(h).failed_attempts += 1;
         }
         let failed = self.active(h).failed_attempts;
-        if failed >= self.settings.max_app_attempts {
+        if failed >= self.active(h).max_attempts {
             let diagnostics =
                 format!("{cause}; the application failed {failed} attempt(s), the most allowed");
             self.end_app(
@@ -1013,8 +1015,11 @@ impl ResourceManager {
             record.state = AppState::Accepted;
             record.diagnostics = diagnostics.clone();
         }
-        self.events
-            .push(Event::AttemptFinished { app, outcome: None });
+        self.events.push(Event::AttemptFinished {
+            app,
+            outcome: None,
+            diagnostics: cause,
+        });
         self.events.push(Event::AppStateChanged {
             app,
             queue,

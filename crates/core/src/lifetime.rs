@@ -128,6 +128,7 @@ mod tests {
                 name: "job".into(),
                 app_type: "YARN".into(),
                 tags: vec![],
+                max_attempts: None,
                 lifetime,
             }),
         )

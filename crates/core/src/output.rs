@@ -625,6 +625,9 @@ pub enum Event {
         app: AppId,
         /// The status its AM reported, if it reported one.
         outcome: Option<FinalStatus>,
+        /// Why it ended: the AM's own words when it finished, the cause
+        /// (its container's exit, its silence) when it failed.
+        diagnostics: String,
     },
     /// Queues appeared or disappeared.
     QueuesChanged {

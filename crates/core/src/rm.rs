@@ -246,6 +246,9 @@ pub(crate) struct ActiveApp {
     pub(crate) finishing: bool,
     /// Attempts that failed in a way that counts against the app.
     pub(crate) failed_attempts: u32,
+    /// Counted failures that fail the app: its own `max-app-attempts`
+    /// where that is usable, else the RM-wide setting.
+    pub(crate) max_attempts: u32,
     /// Its current attempt has been allocated a container (so the record
     /// has a launch time); a new attempt starts over.
     pub(crate) launched: bool,

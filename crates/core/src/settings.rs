@@ -42,4 +42,13 @@ impl CoreSettings {
             max_container_allocation: self.scheduler.max_allocation(),
         }
     }
+
+    /// The attempts an app that asked for `asked` gets: Hadoop's RMAppImpl
+    /// takes the app's own value only between 1 and the RM-wide one.
+    pub fn app_max_attempts(&self, asked: Option<u32>) -> u32 {
+        match asked {
+            Some(n) if n >= 1 && n <= self.max_app_attempts => n,
+            _ => self.max_app_attempts,
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //!
 //! Turning them into JSON, XML or metrics is the service's business.
 
-use weft_model::{AppId, ContainerId, NodeId, Resource, Time};
+use weft_model::{AppId, ContainerId, NodeId, Priority, Resource, Time};
 use weft_queue_tree::QueueSnapshot;
 
 use crate::output::{AppState, NodeState};
@@ -33,6 +33,25 @@ pub struct AppReport {
     /// queue metrics count as a running rather than a pending app, and keep
     /// counting so until the attempt ends, containers or not.
     pub attempt_launched: bool,
+}
+
+/// One live container of an app, as its reports show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContainerReport {
+    /// Id (it names its attempt).
+    pub id: ContainerId,
+    /// Its node.
+    pub node: NodeId,
+    /// Its size.
+    pub resource: Resource,
+    /// The priority of the request it was allocated for.
+    pub priority: Priority,
+    /// When it was allocated.
+    pub allocated_at: Time,
+    /// True once its node reported it running.
+    pub running: bool,
+    /// True for the attempt's AM container.
+    pub is_am: bool,
 }
 
 /// One node.
@@ -186,6 +205,33 @@ impl ResourceManager {
                 (c.id, self.nodes.get(c.node).id.clone(), c.resource)
             })
             .collect()
+    }
+
+    /// The live containers of an app with what reports show of them, in id
+    /// order; none for an ended or unknown app.
+    pub fn app_container_reports(&self, id: AppId) -> Vec<ContainerReport> {
+        let Some(h) = self.apps.get(&id).and_then(|r| r.handle) else {
+            return Vec::new();
+        };
+        let mut res: Vec<ContainerReport> = self
+            .active(h)
+            .containers
+            .values()
+            .map(|c| {
+                let c = self.container(*c);
+                ContainerReport {
+                    id: c.id,
+                    node: self.nodes.get(c.node).id.clone(),
+                    resource: c.resource,
+                    priority: c.priority,
+                    allocated_at: c.allocated_at,
+                    running: c.running,
+                    is_am: c.is_am,
+                }
+            })
+            .collect();
+        res.sort_by_key(|c| c.id);
+        res
     }
 
     /// A node's state, registered or gone; `None` for a node never seen (or

@@ -491,6 +491,7 @@ impl Harness {
                     name: "app".to_owned(),
                     app_type: "YARN".to_owned(),
                     tags: Vec::new(),
+                    max_attempts: None,
                     lifetime: match lifetime {
                         0 => None,
                         1 => Some(Duration::from_millis(500)),
@@ -883,6 +884,7 @@ fn check_fifo(
                 name: String::new(),
                 app_type: String::new(),
                 tags: Vec::new(),
+                max_attempts: None,
                 lifetime: None,
             }),
         );
@@ -1076,6 +1078,7 @@ fn check_drf(
                 name: String::new(),
                 app_type: String::new(),
                 tags: Vec::new(),
+                max_attempts: None,
                 lifetime: None,
             }),
         );

@@ -46,6 +46,7 @@ fn issue3_recovered_containers_may_exceed_a_max_share_from_the_start() {
             name: "recovered".into(),
             app_type: "YARN".into(),
             tags: vec![],
+            max_attempts: None,
             lifetime: None,
         }),
     );
@@ -121,6 +122,7 @@ fn submission(app: AppId, am_resource: Option<Resource>) -> Submission {
         name: "hostile".into(),
         app_type: "YARN".into(),
         tags: vec![],
+        max_attempts: None,
         lifetime: None,
     }
 }

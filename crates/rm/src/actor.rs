@@ -42,7 +42,7 @@ use weft_core::{
     LifetimeError, MoveError, NewApplicationReply, NodeError, NodeHeartbeat, NodeRegistration,
     NodeState, RegisterReply, Reply, ResourceManager, SubmitError, SubmitReply,
 };
-use weft_model::{AppId, AppPriority, ContainerId, NodeId, QueuePath, Resource, Time};
+use weft_model::{AppId, AppPriority, AttemptId, ContainerId, NodeId, QueuePath, Resource, Time};
 use weft_queue_tree::{AllocConfig, ConfigApplied};
 
 use crate::access::{AppAccess, AppAcls, Identity, LiveAccess};
@@ -57,7 +57,7 @@ use crate::metrics::{Metrics, SchedulerMetrics};
 use crate::state_store::drains::{DrainStore, StoredDrain};
 use crate::state_store::{StateStore, Stored};
 use crate::token::{TokenLedger, TokenSource};
-use crate::view::{AppExtra, AppView, View};
+use crate::view::{AmPlacement, AppExtra, AppView, MIN_KEPT_ATTEMPTS, View};
 
 mod drains;
 
@@ -228,9 +228,9 @@ pub(crate) enum Command {
         reply: Tx<NewApplicationReply>,
     },
     Submit {
-        /// Boxed: the largest command, and a rare one.
+        /// Boxed, with `extra`: the largest command, and a rare one.
         sub: Box<weft_core::Submission>,
-        extra: AppExtra,
+        extra: Box<AppExtra>,
         reply: Tx<SubmitReply>,
     },
     RegisterAm {
@@ -297,6 +297,10 @@ pub(crate) enum Command {
         app: AppId,
         reply: Tx<AppSnapshot>,
     },
+    AppContainers {
+        app: AppId,
+        reply: Tx<AppContainers>,
+    },
     ExplainApp {
         app: AppId,
         reply: Tx<weft_core::AppExplanation>,
@@ -319,6 +323,16 @@ pub struct AppSnapshot {
     pub now: Time,
     /// Wall-clock milliseconds at core time zero.
     pub epoch_origin_ms: u64,
+}
+
+/// One application as it stands now with its live containers, which
+/// reports of its attempts list (the views do not carry containers).
+#[derive(Clone, Debug)]
+pub struct AppContainers {
+    /// The app.
+    pub snapshot: AppSnapshot,
+    /// Its live containers, in id order, each with its node's web address.
+    pub containers: Vec<(weft_core::ContainerReport, String)>,
 }
 
 /// A cheap, cloneable handle to the scheduler task: commands in, replies out,
@@ -410,7 +424,7 @@ impl RmHandle {
     ) -> Result<SubmitReply, RmError> {
         self.call(|reply| Command::Submit {
             sub: Box::new(sub),
-            extra,
+            extra: Box::new(extra),
             reply,
         })
         .await
@@ -583,6 +597,13 @@ impl RmHandle {
     /// client reads its own writes; `None` when the RM does not know it.
     pub async fn app_snapshot(&self, app: AppId) -> Result<AppSnapshot, RmError> {
         self.call(|reply| Command::AppSnapshot { app, reply }).await
+    }
+
+    /// One application as of now with its live containers; an unknown app
+    /// is `AppError::UnknownApp`.
+    pub async fn app_containers(&self, app: AppId) -> Result<AppContainers, RmError> {
+        self.call(|reply| Command::AppContainers { app, reply })
+            .await
     }
 
     /// Why an application is or is not getting containers, as of now (not
@@ -904,7 +925,7 @@ impl Actor {
                 let _ = reply.send(res);
             }
             Command::Submit { sub, extra, reply } => {
-                let res = self.submit(now, *sub, extra);
+                let res = self.submit(now, *sub, *extra);
                 let _ = reply.send(res);
             }
             Command::RegisterAm { app, info, reply } => {
@@ -1048,6 +1069,26 @@ impl Actor {
                 self.dirty = was_dirty;
                 let _ = reply.send(self.app_snapshot(now, app));
             }
+            Command::AppContainers { app, reply } => {
+                self.dirty = was_dirty;
+                let res = self.app_snapshot(now, app).map(|snapshot| AppContainers {
+                    snapshot,
+                    containers: self
+                        .core
+                        .app_container_reports(app)
+                        .into_iter()
+                        .map(|c| {
+                            let http = self
+                                .nodes
+                                .get(&c.node)
+                                .map(|n| n.http_address.clone())
+                                .unwrap_or_default();
+                            (c, http)
+                        })
+                        .collect(),
+                });
+                let _ = reply.send(res);
+            }
             Command::ExplainApp { app, reply } => {
                 // A read: nothing to republish.
                 self.dirty = was_dirty;
@@ -1185,16 +1226,21 @@ impl Actor {
         }
         let node = hb.node.clone();
         let out = self.core.handle(now, Input::NodeHeartbeat(hb));
-        self.absorb(now, &out.events);
         // Only completions the core took from this report reach an AM.
+        // Kept before the events are absorbed, so that an AM container's
+        // words go with its attempt wherever the attempt's end is recorded.
         for (container, words) in diagnostics {
             let completed_now = out.events.iter().any(
                 |e| matches!(e, Event::ContainerCompleted { container: c, .. } if *c == container),
             );
             if completed_now && !words.trim().is_empty() {
+                if let Some(extra) = self.extras.get_mut(&container.app()) {
+                    extra.attempts.node_said(container, words.trim());
+                }
                 self.node_diagnostics.insert(container, words);
             }
         }
+        self.absorb(now, &out.events);
         let reply = match out.reply {
             Reply::NodeHeartbeat(Ok(r)) => r,
             Reply::NodeHeartbeat(Err(NodeError::Decommissioned(_))) => {
@@ -1708,11 +1754,14 @@ impl Actor {
             // the core's next input, as Hadoop's monitor does on its first
             // pass.
             let recovered = stored.recovered_on(&self.clock);
+            let attempts = stored.attempts_on(&self.clock);
             let out = self.core.handle(now, Input::AppRecovered(recovered));
             match out.reply {
                 Reply::Submitted(Ok(reply)) => {
                     tracing::info!(app = %app, queue = %reply.queue, "application recovered from the state store");
-                    self.extras.insert(app, stored.extra);
+                    let mut extra = stored.extra;
+                    extra.attempts = attempts;
+                    self.extras.insert(app, extra);
                 }
                 Reply::Submitted(Err(e)) => {
                     tracing::warn!(app = %app, error = %e, "application in the state store not recovered");
@@ -1782,7 +1831,6 @@ impl Actor {
                             store.am_allocated(*container);
                         }
                     }
-                    Event::AttemptFinished { app, outcome: None } => store.attempt_failed(*app),
                     Event::AppStateChanged { app, state, .. } if state.is_final() => {
                         let report = self.core.app_report(*app);
                         store.ended(
@@ -1813,8 +1861,13 @@ impl Actor {
                             .get(node)
                             .map(|s| s.http_address.clone())
                             .unwrap_or_default();
-                        self.extras.entry(container.app()).or_default().am_node =
-                            Some((node.clone(), http));
+                        let extra = self.extras.entry(container.app()).or_default();
+                        extra.attempts.current_am = Some(AmPlacement {
+                            container: *container,
+                            node: node.clone(),
+                            node_http_address: http.clone(),
+                        });
+                        extra.am_node = Some((node.clone(), http));
                     }
                     tracing::debug!(container = %container, node = %node, queue = %queue, is_am, "container allocated");
                 }
@@ -1831,6 +1884,40 @@ impl Actor {
                         self.metrics.container_preempted(queue);
                     }
                     tracing::debug!(container = %container, exit_status, "container completed");
+                }
+                Event::AttemptFinished {
+                    app,
+                    outcome: None,
+                    diagnostics,
+                } => {
+                    let keep = usize::try_from(self.core.settings().max_app_attempts)
+                        .unwrap_or(usize::MAX)
+                        .max(MIN_KEPT_ATTEMPTS);
+                    let extra = self.extras.entry(*app).or_default();
+                    // The core has moved the app on to its next attempt:
+                    // the failed one is the AM container's, or the one before.
+                    let attempt = match &extra.attempts.current_am {
+                        Some(am) => am.container.attempt,
+                        None => self
+                            .core
+                            .app_report(*app)
+                            .map_or(AttemptId::new(*app, 1), |r| {
+                                AttemptId::new(
+                                    *app,
+                                    r.record.attempt.attempt.saturating_sub(1).max(1),
+                                )
+                            }),
+                    };
+                    extra.am_node = None;
+                    extra
+                        .attempts
+                        .failed(now, attempt, diagnostics.clone(), keep);
+                    if let (Some(store), Some(failed)) =
+                        (&mut self.store, extra.attempts.earlier.last())
+                    {
+                        store.attempt_failed(*app, at, failed.am.as_ref(), &failed.diagnostics);
+                    }
+                    tracing::info!(attempt = %attempt, diagnostics = %diagnostics, "application attempt failed");
                 }
                 Event::AppStateChanged {
                     app,

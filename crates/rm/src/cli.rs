@@ -1,5 +1,6 @@
-//! The YARN-style commands behind `weft application`, `weft queue`,
-//! `weft node` and `weft rmadmin`: each calls the REST API through `client`
+//! The YARN-style commands behind `weft application`, `weft
+//! applicationattempt`, `weft container`, `weft queue`, `weft node` and
+//! `weft rmadmin`: each calls the REST API through `client`
 //! and renders the answer as text shaped like YARN's own CLI prints it.
 //!
 //! Parsing the command line and printing are the binary's; these functions
@@ -458,8 +459,10 @@ pub async fn queue_status(client: &mut RmClient, queue: &str) -> Result<String, 
     Ok(out)
 }
 
+mod attempts;
 mod explain;
 
+pub use attempts::{attempt_list, attempt_status, container_list, container_status};
 pub use explain::application_explain;
 
 /// `weft node -list [-states S,...] [-all]`: running nodes by default; an

@@ -7,6 +7,7 @@
 
 pub mod am;
 pub mod apps;
+pub mod attempts;
 pub mod cluster;
 pub mod events;
 pub mod explain;

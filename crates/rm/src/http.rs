@@ -11,6 +11,7 @@ pub mod error;
 
 mod am;
 mod apps;
+mod attempts;
 mod cluster;
 mod explain;
 mod jmx;
@@ -234,7 +235,19 @@ pub fn router(state: ApiState) -> Router {
             get(apps::get_timeout),
         ),
         ("/ws/v1/cluster/apps/{app}/timeout", put(apps::put_timeout)),
-        ("/ws/v1/cluster/apps/{app}/appattempts", get(apps::attempts)),
+        ("/ws/v1/cluster/apps/{app}/appattempts", get(attempts::list)),
+        (
+            "/ws/v1/cluster/apps/{app}/appattempts/{attempt}",
+            get(attempts::one),
+        ),
+        (
+            "/ws/v1/cluster/apps/{app}/appattempts/{attempt}/containers",
+            get(attempts::containers),
+        ),
+        (
+            "/ws/v1/cluster/apps/{app}/appattempts/{attempt}/containers/{container}",
+            get(attempts::container),
+        ),
     ];
     let rest = with_trailing_slashes(cluster_routes)
         .route("/metrics", get(cluster::prometheus))

@@ -35,14 +35,14 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use weft_core::{AppRecord, AppState, EndedApp, FinalStatus, RecoveredApp, Submission};
-use weft_model::{AppId, AppPriority, ContainerId, QueuePath};
+use weft_model::{AppId, AppPriority, AttemptId, ContainerId, QueuePath};
 use weft_queue_tree::Acl;
 
 use crate::access::AppAcls;
 use crate::clock::Clock;
 use crate::dto::ResourceDto;
 use crate::dto::apps::final_status_name;
-use crate::view::AppExtra;
+use crate::view::{AmPlacement, AppExtra, AttemptHistory, EndedAttempt};
 
 pub(crate) mod drains;
 mod lines;
@@ -85,6 +85,8 @@ pub struct StoredApp {
     pub submitted_ms: u64,
     /// When its first container was allocated (ms since the epoch), if it was.
     pub launched_ms: Option<u64>,
+    /// Its attempts before the current one, and when that one began.
+    history: StoredHistory,
 }
 
 /// An application the store says had ended, as it ended.
@@ -97,6 +99,8 @@ pub struct StoredEndedApp {
     queue: QueuePath,
     state: AppState,
     final_status: Option<FinalStatus>,
+    /// Its attempts, read once.
+    attempts: StoredHistory,
 }
 
 /// What the store held at start: the apps alive, in the order they were
@@ -164,6 +168,17 @@ enum Record {
         /// written before them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         application_acls: Option<StoredAcls>,
+        /// The app's own `max-app-attempts`; absent when it gave none, and
+        /// in files written before it was kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_attempts: Option<u32>,
+        /// Written by compaction only: when its attempt began, if not with
+        /// the submission.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        attempt_started_ms: Option<u64>,
+        /// Written by compaction only: its earlier attempts, oldest first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        earlier_attempts: Vec<StoredAttempt>,
     },
     /// The app was given a new lifetime expiry (ms since the epoch).
     LifetimeSet { app: String, expiry: u64 },
@@ -174,8 +189,19 @@ enum Record {
     Launched { app: String, at_ms: u64 },
     /// The AM container of an attempt was allocated (the id names the attempt).
     AmAllocated { container: String },
-    /// An attempt failed; the next one starts.
-    AttemptFailed { app: String },
+    /// An attempt failed; the next one starts. When (ms since the epoch),
+    /// where its AM ran and why are absent in files written before
+    /// attempts were kept.
+    #[serde(rename_all = "camelCase")]
+    AttemptFailed {
+        app: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        am: Option<StoredAm>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diagnostics: Option<String>,
+    },
     /// The application ended (any final state), with what its report
     /// shows; without it (files written before ended apps were kept, or
     /// an app the core would not take back), it is forgotten.
@@ -239,6 +265,71 @@ struct EndedReport {
     /// Its own ACLs, which still decide who sees its whole report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     application_acls: Option<StoredAcls>,
+    /// When its last attempt began, if not with the submission; absent in
+    /// files written before attempts were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attempt_started_ms: Option<u64>,
+    /// Its last attempt's AM container and node; absent without one, and
+    /// in files written before attempts were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    am: Option<StoredAm>,
+    /// What its last AM container's node said when it ended, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    am_exit: Option<String>,
+    /// The attempts before its last (each failed), oldest first; absent
+    /// in files written before attempts were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    earlier_attempts: Vec<StoredAttempt>,
+}
+
+/// Where an attempt's AM container ran, by ids as text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredAm {
+    container: String,
+    node: String,
+    #[serde(default)]
+    node_http_address: String,
+}
+
+/// An attempt that failed and was followed by another.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredAttempt {
+    attempt: u32,
+    /// Absent for the first, which began with the submission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    started_ms: Option<u64>,
+    finished_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    am: Option<StoredAm>,
+    #[serde(default)]
+    diagnostics: String,
+}
+
+impl StoredAm {
+    fn of(am: &AmPlacement) -> StoredAm {
+        StoredAm {
+            container: am.container.to_string(),
+            node: am.node.to_string(),
+            node_http_address: am.node_http_address.clone(),
+        }
+    }
+
+    /// The placement, or what is wrong with the ids.
+    fn placement(&self) -> Result<AmPlacement, String> {
+        Ok(AmPlacement {
+            container: self
+                .container
+                .parse()
+                .map_err(|e: weft_model::IdParseError| format!("am.container: {e}"))?,
+            node: self
+                .node
+                .parse()
+                .map_err(|e: weft_model::IdParseError| format!("am.node: {e}"))?,
+            node_http_address: self.node_http_address.clone(),
+        })
+    }
 }
 
 /// An app's ACLs in Hadoop's text form, by YARN's names; one not stored is nobody's.
@@ -373,6 +464,9 @@ impl StateStore {
             submitted_ms: Some(submitted_ms),
             launched_ms: None,
             application_acls: StoredAcls::of(&extra.acls),
+            max_attempts: sub.max_attempts,
+            attempt_started_ms: None,
+            earlier_attempts: Vec::new(),
         };
         self.lines.append(record);
     }
@@ -424,10 +518,19 @@ impl StateStore {
     }
 
     /// An attempt failed and the next one starts.
-    pub(crate) fn attempt_failed(&mut self, app: AppId) {
+    pub(crate) fn attempt_failed(
+        &mut self,
+        app: AppId,
+        at_ms: u64,
+        am: Option<&AmPlacement>,
+        diagnostics: &str,
+    ) {
         if self.is_live(app) {
             self.lines.append(Record::AttemptFailed {
                 app: app.to_string(),
+                at_ms: Some(at_ms),
+                am: am.map(StoredAm::of),
+                diagnostics: Some(diagnostics.to_owned()),
             });
         }
     }
@@ -495,6 +598,24 @@ fn ended_report(r: &AppRecord, extra: Option<&AppExtra>, clock: &Clock) -> Optio
         am_host: extra.and_then(|e| e.am_host.clone()),
         am_rpc_port: extra.and_then(|e| e.am_rpc_port),
         application_acls: extra.and_then(|e| StoredAcls::of(&e.acls)),
+        attempt_started_ms: extra.and_then(|e| e.attempts.current_started.map(ms)),
+        am: extra
+            .and_then(|e| e.attempts.current_am.as_ref())
+            .map(StoredAm::of),
+        am_exit: extra.and_then(|e| e.attempts.current_am_exit.clone()),
+        earlier_attempts: extra.map_or_else(Vec::new, |e| {
+            e.attempts
+                .earlier
+                .iter()
+                .map(|a| StoredAttempt {
+                    attempt: a.attempt.attempt,
+                    started_ms: a.started.map(ms),
+                    finished_ms: ms(a.finished),
+                    am: a.am.as_ref().map(StoredAm::of),
+                    diagnostics: a.diagnostics.clone(),
+                })
+                .collect()
+        }),
     })
 }
 
@@ -523,6 +644,12 @@ impl Stored {
 }
 
 impl StoredApp {
+    /// Its attempts before the current one, and when that one began, their
+    /// times on `clock`, for the shell's books.
+    pub fn attempts_on(&self, clock: &Clock) -> AttemptHistory {
+        self.history.recovered_on(clock)
+    }
+
     /// What the core takes back, its times on `clock`.
     pub fn recovered_on(&self, clock: &Clock) -> RecoveredApp {
         let time = |ms| clock.time_of_epoch_ms(ms);
@@ -580,6 +707,7 @@ impl StoredEndedApp {
                 .as_ref()
                 .map(StoredAcls::acls)
                 .unwrap_or_default(),
+            attempts: self.attempts.recovered_on(clock),
             ..AppExtra::default()
         };
         (ended, extra)
@@ -712,8 +840,12 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
             submitted_ms,
             launched_ms,
             application_acls,
+            max_attempts,
+            attempt_started_ms,
+            earlier_attempts,
         } => {
             let id = parse_app(&app)?;
+            let history = read_attempts(id, attempt_started_ms, None, &earlier_attempts)?;
             let queue = QueuePath::parse(&queue).map_err(|e| e.to_string())?;
             let unmanaged = am_resource.is_none();
             let stored = StoredApp {
@@ -729,6 +861,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                         app_type,
                         tags,
                         lifetime: None,
+                        max_attempts,
                     },
                     queue,
                     attempt: usable_attempt(attempt)?.max(1),
@@ -746,6 +879,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                 lifetime_expiry_ms: lifetime_expiry,
                 submitted_ms: submitted_ms.unwrap_or(kept.started_ms),
                 launched_ms,
+                history,
             };
             kept.forget_ended(id);
             if kept.apps.insert(id, stored).is_none() {
@@ -766,10 +900,37 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                 app.recovered.am_container_allocated = true;
             }
         }
-        Record::AttemptFailed { app } => {
-            if let Some(app) = kept.apps.get_mut(&parse_app(&app)?) {
-                app.recovered.attempt = usable_attempt(app.recovered.attempt.saturating_add(1))?;
+        Record::AttemptFailed {
+            app,
+            at_ms,
+            am,
+            diagnostics,
+        } => {
+            let id = parse_app(&app)?;
+            if let Some(app) = kept.apps.get_mut(&id) {
+                let failed = app.recovered.attempt;
+                app.recovered.attempt = usable_attempt(failed.saturating_add(1))?;
                 app.recovered.am_container_allocated = false;
+                let am = am.as_ref().map(StoredAm::placement).transpose()?;
+                let history = &mut app.history;
+                // A line from before attempts were kept says only that
+                // one failed: the history from then on is unknown.
+                match at_ms {
+                    Some(at_ms) => {
+                        history.earlier.push(EarlierAttemptMs {
+                            attempt: AttemptId::new(id, failed),
+                            started_ms: history.current_started_ms.take(),
+                            finished_ms: at_ms,
+                            am,
+                            diagnostics: diagnostics.unwrap_or_default(),
+                        });
+                        if history.earlier.len() > MAX_STORED_ATTEMPTS {
+                            history.earlier.remove(0);
+                        }
+                        history.current_started_ms = Some(at_ms);
+                    }
+                    None => *history = StoredHistory::default(),
+                }
             }
         }
         Record::LifetimeSet { app, expiry } => {
@@ -804,13 +965,117 @@ fn read_report(app: AppId, report: EndedReport) -> Result<StoredEndedApp, String
     let queue = QueuePath::parse(&report.queue).map_err(|e| e.to_string())?;
     let state = parse_state(&report.state)?;
     let final_status = parse_final_status(report.final_status.as_deref())?;
+    let mut attempts = read_attempts(
+        app,
+        report.attempt_started_ms,
+        report.am.as_ref(),
+        &report.earlier_attempts,
+    )?;
+    attempts.current_am_exit.clone_from(&report.am_exit);
     Ok(StoredEndedApp {
         app,
         report,
         queue,
         state,
         final_status,
+        attempts,
     })
+}
+
+/// The attempts of `app`'s report, in wall-clock milliseconds, or what
+/// is wrong with them.
+fn read_attempts(
+    app: AppId,
+    current_started_ms: Option<u64>,
+    current_am: Option<&StoredAm>,
+    earlier: &[StoredAttempt],
+) -> Result<StoredHistory, String> {
+    let current_am = current_am.map(StoredAm::placement).transpose()?;
+    let earlier = earlier
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let am =
+                a.am.as_ref()
+                    .map(StoredAm::placement)
+                    .transpose()
+                    .map_err(|e| format!("earlierAttempts[{i}].{e}"))?;
+            Ok(EarlierAttemptMs {
+                attempt: AttemptId::new(app, a.attempt),
+                started_ms: a.started_ms,
+                finished_ms: a.finished_ms,
+                am,
+                diagnostics: a.diagnostics.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(StoredHistory {
+        current_started_ms,
+        current_am,
+        current_am_exit: None,
+        earlier,
+    })
+}
+
+/// An ended app's attempts as its line gives them, times in wall-clock ms.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct StoredHistory {
+    current_started_ms: Option<u64>,
+    current_am: Option<AmPlacement>,
+    current_am_exit: Option<String>,
+    earlier: Vec<EarlierAttemptMs>,
+}
+
+/// An earlier attempt, times in wall-clock ms.
+#[derive(Clone, Debug, PartialEq)]
+struct EarlierAttemptMs {
+    attempt: AttemptId,
+    started_ms: Option<u64>,
+    finished_ms: u64,
+    am: Option<AmPlacement>,
+    diagnostics: String,
+}
+
+/// Earlier attempts the store keeps per live app at most: attempts that
+/// do not count against an app (its AM preempted, its node lost) may go on
+/// without limit, and the file must not.
+const MAX_STORED_ATTEMPTS: usize = 100;
+
+impl StoredHistory {
+    /// The earlier attempts as a line writes them.
+    fn stored_earlier(&self) -> Vec<StoredAttempt> {
+        self.earlier
+            .iter()
+            .map(|a| StoredAttempt {
+                attempt: a.attempt.attempt,
+                started_ms: a.started_ms,
+                finished_ms: a.finished_ms,
+                am: a.am.as_ref().map(StoredAm::of),
+                diagnostics: a.diagnostics.clone(),
+            })
+            .collect()
+    }
+
+    /// The history, its times on `clock`.
+    fn recovered_on(&self, clock: &Clock) -> AttemptHistory {
+        let time = |ms| clock.time_of_epoch_ms(ms);
+        AttemptHistory {
+            current_started: self.current_started_ms.map(time),
+            current_am: self.current_am.clone(),
+            current_am_exit: self.current_am_exit.clone(),
+            earlier: self
+                .earlier
+                .iter()
+                .map(|a| EndedAttempt {
+                    attempt: a.attempt,
+                    started: a.started_ms.map(time),
+                    finished: time(a.finished_ms),
+                    am: a.am.clone(),
+                    diagnostics: a.diagnostics.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 fn compacted(app: &StoredApp) -> Record {
@@ -831,6 +1096,9 @@ fn compacted(app: &StoredApp) -> Record {
         submitted_ms: Some(app.submitted_ms),
         launched_ms: app.launched_ms,
         application_acls: StoredAcls::of(&app.extra.acls),
+        max_attempts: sub.max_attempts,
+        attempt_started_ms: app.history.current_started_ms,
+        earlier_attempts: app.history.stored_earlier(),
     }
 }
 
@@ -866,6 +1134,7 @@ mod tests {
             name: format!("job{seq}"),
             app_type: "YARN".into(),
             tags: vec!["t".into()],
+            max_attempts: None,
             lifetime: None,
         }
     }
@@ -911,7 +1180,7 @@ mod tests {
         store.submitted(&submission(3, false), &queue, &AppExtra::default(), None, 5);
         let attempt1 = AttemptId::new(AppId::new(7, 1), 1);
         store.am_allocated(ContainerId::new(attempt1, 1));
-        store.attempt_failed(AppId::new(7, 1));
+        store.attempt_failed(AppId::new(7, 1), 7, None, "its AM exited");
         store.am_allocated(ContainerId::new(AttemptId::new(AppId::new(7, 1), 2), 1));
         store.forget(AppId::new(7, 3));
         // Records about apps the store does not hold are not written.
@@ -1015,6 +1284,83 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&why);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn attempt_histories_survive_a_reopen_and_lines_from_before_them_load() {
+        let dir = temp_dir("attempt-history");
+        let (mut store, _, _) = open(&dir).unwrap();
+        let queue: QueuePath = "root.a".parse().unwrap();
+        let app = AppId::new(7, 1);
+        let sub = Submission {
+            max_attempts: Some(3),
+            ..submission(1, true)
+        };
+        store.submitted(&sub, &queue, &AppExtra::default(), None, 5);
+        store.submitted(&submission(2, true), &queue, &AppExtra::default(), None, 5);
+        let am = AmPlacement {
+            container: ContainerId::new(AttemptId::new(app, 1), 1),
+            node: "h1:8041".parse().unwrap(),
+            node_http_address: "h1:8042".to_owned(),
+        };
+        store.am_allocated(am.container);
+        store.attempt_failed(app, 20, Some(&am), "its AM exited with status 1");
+        store.attempt_failed(app, 30, None, "its AM was silent");
+        // A line as written before attempts were kept: app 2's history
+        // from then on is unknown, and it starts again empty.
+        store.attempt_failed(AppId::new(7, 2), 25, None, "its AM exited");
+        drop(store);
+        let path = dir.join(STATE_FILE_NAME);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"record\":\"attemptFailed\",\"app\":\"application_7_0002\"}\n");
+        std::fs::write(&path, text).unwrap();
+        let show = |apps: &[StoredApp]| -> Vec<String> {
+            apps.iter()
+                .map(|a| {
+                    let h = &a.history;
+                    let earlier: Vec<String> = h
+                        .earlier
+                        .iter()
+                        .map(|e| {
+                            format!(
+                                "{} {:?}..{} am {:?}: {}",
+                                e.attempt,
+                                e.started_ms,
+                                e.finished_ms,
+                                e.am.as_ref().map(|am| format!(
+                                    "{} on {} ({})",
+                                    am.container, am.node, am.node_http_address
+                                )),
+                                e.diagnostics
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "{} attempt {} (max {:?}) since {:?}; earlier: {earlier:?}",
+                        a.recovered.submission.app,
+                        a.recovered.attempt,
+                        a.recovered.submission.max_attempts,
+                        h.current_started_ms
+                    )
+                })
+                .collect()
+        };
+        // Once from the lines as appended, once from the compacted file.
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let (_store, apps, warnings) = open(&dir).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            seen.push(show(&apps));
+        }
+        assert_eq!(seen[0], seen[1]);
+        expect![[r#"
+            [
+                "application_7_0001 attempt 3 (max Some(3)) since Some(30); earlier: [\"appattempt_7_0001_000001 None..20 am Some(\\\"container_7_0001_01_000001 on h1:8041 (h1:8042)\\\"): its AM exited with status 1\", \"appattempt_7_0001_000002 Some(20)..30 am None: its AM was silent\"]",
+                "application_7_0002 attempt 3 (max None) since None; earlier: []",
+            ]
+        "#]]
+        .assert_debug_eq(&seen[0]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -4,13 +4,14 @@
 //!
 //! When to rebuild is the actor's decision; turning a snapshot into JSON is
 //! the DTO modules'. What the shell alone knows about an app (its launch
-//! context, its own ACLs, where its AM runs) is kept here too, in `AppExtra`.
+//! context, its own ACLs, where its AM runs, its earlier attempts) is kept
+//! here too, in `AppExtra`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use weft_core::{AppReport, ClusterMetrics, NodeReport, QueueReport, ResourceManager};
-use weft_model::{AppId, NodeId, QueuePath, Time};
+use weft_model::{AppId, AttemptId, ContainerId, NodeId, QueuePath, Time};
 
 use crate::access::AppAcls;
 use crate::hosts::TimeoutSecs;
@@ -90,6 +91,95 @@ pub struct AppExtra {
     pub am_rpc_port: Option<u16>,
     /// The AM's web UI.
     pub tracking_url: Option<String>,
+    /// Its attempts as far as the core's reports do not say.
+    pub attempts: AttemptHistory,
+}
+
+/// What the service remembers of an app's attempts: the core reports only
+/// the current one, and the actor keeps the rest from the core's events.
+///
+/// Bounded: at most `keep` earlier attempts are kept (the actor passes the
+/// RM-wide `yarn.resourcemanager.am.max-attempts`, or `MIN_KEPT_ATTEMPTS`
+/// if more), since attempts that do not count against an app (its AM
+/// preempted, its node lost) may go on without limit.
+#[derive(Clone, Debug, Default)]
+pub struct AttemptHistory {
+    /// When the current attempt began; `None` for the first, which began
+    /// with the app's submission.
+    pub current_started: Option<Time>,
+    /// The current attempt's AM container and where it ran; unlike
+    /// `AppExtra::am_node`, kept once the app ends, for its last attempt.
+    pub current_am: Option<AmPlacement>,
+    /// What the AM container's node said when it ended, for the current
+    /// attempt (an earlier attempt's is in its diagnostics). The actor
+    /// hands it over before the core's events that end the attempt.
+    pub current_am_exit: Option<String>,
+    /// Earlier attempts (each failed, which is what starts another), oldest first.
+    pub earlier: Vec<EndedAttempt>,
+}
+
+/// Earlier attempts kept per app at least, whatever the RM-wide maximum.
+pub const MIN_KEPT_ATTEMPTS: usize = 10;
+
+/// Where an attempt's AM container ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AmPlacement {
+    /// The container.
+    pub container: ContainerId,
+    /// Its node.
+    pub node: NodeId,
+    /// The node's web address.
+    pub node_http_address: String,
+}
+
+/// An attempt that failed and was followed by another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndedAttempt {
+    /// Its id.
+    pub attempt: AttemptId,
+    /// When it began; `None` for the first, which began with the app's submission.
+    pub started: Option<Time>,
+    /// When it failed.
+    pub finished: Time,
+    /// Its AM container, if one was allocated.
+    pub am: Option<AmPlacement>,
+    /// Why it failed.
+    pub diagnostics: String,
+}
+
+impl AttemptHistory {
+    /// The current attempt (`attempt`) failed at `now` for `diagnostics`
+    /// and the next one began; the oldest earlier attempts past `keep` go.
+    pub fn failed(&mut self, now: Time, attempt: AttemptId, diagnostics: String, keep: usize) {
+        let mut diagnostics = diagnostics;
+        if let Some(words) = self.current_am_exit.take() {
+            diagnostics = format!("{diagnostics}; its node said: {words}");
+        }
+        self.earlier.push(EndedAttempt {
+            attempt,
+            started: self.current_started.take(),
+            finished: now,
+            am: self.current_am.take(),
+            diagnostics,
+        });
+        if self.earlier.len() > keep {
+            let excess = self.earlier.len() - keep;
+            self.earlier.drain(..excess);
+        }
+        self.current_started = Some(now);
+    }
+
+    /// The node of `container` said `words` about its end: kept with the
+    /// current attempt if it was its AM container.
+    pub fn node_said(&mut self, container: ContainerId, words: &str) {
+        if self
+            .current_am
+            .as_ref()
+            .is_some_and(|am| am.container == container)
+        {
+            self.current_am_exit = Some(words.to_owned());
+        }
+    }
 }
 
 impl View {

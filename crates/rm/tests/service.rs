@@ -1,7 +1,8 @@
 //! The service from the outside, through its public API only: end to end
 //! over TCP on `127.0.0.1:0` with the crate's own client, the YARN-style CLI
 //! commands (`rmadmin -refreshNodes` with its waiting included; `application
-//! -status` and `-list` the same across a restart), live reload of the allocation file (a good file, then a bad
+//! -status` and `-list` the same across a restart, `applicationattempt` and
+//! `container`), live reload of the allocation file (a good file, then a bad
 //! one), the Prometheus text checked by the real `promtool`, and a short run
 //! of the load generator. Time is tokio's paused clock: nothing sleeps on the
 //! wall clock.
@@ -17,6 +18,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tower::ServiceExt;
+use weft_model::{AppId, AttemptId, ContainerId};
 use weft_rm::client::{ClientError, RmClient};
 use weft_rm::reload::ReloadError;
 use weft_rm::{Clock, RmConfig, Service, cli};
@@ -1217,5 +1219,93 @@ async fn load_generator_refuses_durations_it_cannot_count_to() {
             "invalid load: durations and intervals must be at most a year"
         );
     }
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn attempt_and_container_commands() {
+    let server = serve(RmConfig::from_texts(&site(&[]), ALLOC).unwrap()).await;
+    let mut nm = server.client("yarn");
+    let mut alice = server.client("alice");
+    register(&mut nm, "n1:8041").await;
+    let a = submit(&mut alice, "a").await;
+    let app: AppId = a.parse().unwrap();
+    let mut id = 0;
+    heartbeat(&mut nm, "n1:8041", &mut id).await;
+    // The AM container exits: a second attempt's AM is placed.
+    let _: Value = nm
+        .call(
+            Method::POST,
+            "/ws/v1/nm/heartbeat",
+            Some(&json!({"nodeId": "n1:8041", "responseId": id, "containers": [
+                {"containerId": "container_1700000000000_0001_01_000001", "state": "COMPLETE", "exitStatus": 1}]})),
+        )
+        .await
+        .unwrap();
+    let attempts = cli::attempt_list(&mut alice, app).await.unwrap();
+    expect![[r#"
+        Total number of application attempts :2
+                 ApplicationAttempt-Id	               State	                    AM-Container-Id	                       Tracking-URL
+        appattempt_1700000000000_0001_000001	              FAILED	container_1700000000000_0001_01_000001	                                N/A
+        appattempt_1700000000000_0001_000002	           ALLOCATED	container_1700000000000_0001_02_000001	                                N/A
+    "#]].assert_eq(&attempts);
+    let first = cli::attempt_status(&mut alice, AttemptId::new(app, 1))
+        .await
+        .unwrap();
+    expect![[r#"
+        Application Attempt Report : 
+        	ApplicationAttempt-Id : appattempt_1700000000000_0001_000001
+        	State : FAILED
+        	AMContainer : container_1700000000000_0001_01_000001
+        	Tracking-URL : N/A
+        	RPC Port : -1
+        	AM Host : N/A
+        	Diagnostics : application master container exited with status 1
+    "#]]
+    .assert_eq(&first);
+    let second = AttemptId::new(app, 2);
+    let containers = cli::container_list(&mut alice, second).await.unwrap();
+    expect![[r#"
+        Total number of containers :1
+                          Container-Id	          Start Time	         Finish Time	               State	                Host	   Node Http Address	                            LOG-URL
+        container_1700000000000_0001_02_000001	2023-11-14T22:13:20.000+0000	                 N/A	                 NEW	             n1:8041	             n1:8042	                                N/A
+    "#]].assert_eq(&containers);
+    let am = cli::container_status(&mut alice, ContainerId::new(second, 1))
+        .await
+        .unwrap();
+    expect![[r#"
+        Container Report : 
+        	Container-Id : container_1700000000000_0001_02_000001
+        	Start-Time : 2023-11-14T22:13:20.000+0000
+        	Finish-Time : N/A
+        	State : NEW
+        	Execution-Type : GUARANTEED
+        	LOG-URL : N/A
+        	Host : n1:8041
+        	NodeHttpAddress : n1:8042
+        	Resource : <memory:1024, vCores:1>
+        	Priority : 0
+        	Diagnostics : 
+    "#]]
+    .assert_eq(&am);
+    // What the RM does not have is its error.
+    let refused = |r: Result<String, ClientError>| match r {
+        Err(ClientError::Remote { status, exception }) => {
+            format!("{} {}", status.as_u16(), exception.message)
+        }
+        other => format!("{other:?}"),
+    };
+    let answers = [
+        refused(cli::attempt_status(&mut alice, AttemptId::new(app, 3)).await),
+        refused(cli::container_status(&mut alice, ContainerId::new(second, 9)).await),
+        refused(cli::attempt_list(&mut alice, AppId::new(EPOCH, 42)).await),
+    ];
+    expect![[r#"
+        [
+            "404 application application_1700000000000_0001 has no attempt appattempt_1700000000000_0001_000003: it has not started one with that number, or it is older than the attempts the resource manager keeps",
+            "404 container container_1700000000000_0001_02_000009 of attempt appattempt_1700000000000_0001_000002 is not running: the resource manager reports only the containers an attempt holds now",
+            "404 application application_1700000000000_0042 is not known",
+        ]
+    "#]].assert_debug_eq(&answers);
     server.shutdown().await;
 }

@@ -553,7 +553,9 @@ impl<'s> Engine<'s> {
                         }
                     }
                 }
-                Event::AttemptFinished { app, outcome: None } => {
+                Event::AttemptFinished {
+                    app, outcome: None, ..
+                } => {
                     // The AM container died: the core starts another attempt.
                     if let Some(a) = self.app_by_id.get(&app).copied() {
                         let sc = self.sc;
@@ -998,6 +1000,7 @@ impl<'s> Engine<'s> {
                 name: spec.name.clone(),
                 app_type: "MAPREDUCE".to_owned(),
                 tags: Vec::new(),
+                max_attempts: None,
                 lifetime: spec.lifetime,
             }),
             "app submission",

@@ -349,6 +349,7 @@ impl Scenario {
             name: name.to_owned(),
             app_type: "YARN".into(),
             tags: Vec::new(),
+            max_attempts: None,
             lifetime: None,
         };
         for arg in &args[1..] {
@@ -982,7 +983,7 @@ impl Scenario {
                         self.node_name(node)
                     )
                 }
-                Event::AttemptFinished { app, outcome } => match outcome {
+                Event::AttemptFinished { app, outcome, .. } => match outcome {
                     Some(o) => format!("{} attempt finished: {o:?}", self.app_name(app)),
                     None => format!("{} attempt failed", self.app_name(app)),
                 },

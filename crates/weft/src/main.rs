@@ -1,17 +1,19 @@
 //! The `weft` command: `weft rm` runs the ResourceManager and `weft nm` a
 //! node agent; `weft local` runs both, a whole cluster on loopback; `weft
 //! app submit` runs a distributed-shell application; `weft application`,
-//! `weft queue`, `weft node`, `weft rmadmin` and `weft top` are YARN-style
-//! clients of the RM's REST API (YARN's single-dash spellings work: `weft
-//! application -list`); `weft load` drives a running RM with simulated
-//! nodes and AMs; `weft sim` runs the simulator.
+//! `weft applicationattempt`, `weft container`, `weft queue`, `weft
+//! node`, `weft rmadmin` and `weft top` are YARN-style clients of the RM's
+//! REST API (YARN's single-dash spellings work: `weft application -list`);
+//! `weft load` drives a running RM with simulated nodes and AMs; `weft sim`
+//! runs the simulator.
 //!
-//! This file and its modules (`app`, `nm`, `local`, `top`) only parse arguments,
+//! This file and its modules (`app`, `nm`, `local`, `cli_attempts`, `top`) only parse arguments,
 //! set up logging and signals, and print; the work is `weft-rm`'s,
 //! `weft-nm`'s and `weft-sim`'s. A new subcommand is one more variant of
 //! `Command` and one more arm in `run`.
 
 mod app;
+mod cli_attempts;
 mod local;
 mod nm;
 mod top;
@@ -66,6 +68,10 @@ enum Command {
     App(app::AppArgs),
     /// Applications: -list, -status, -explain, -kill, -movetoqueue, -updatePriority, -updateLifetime.
     Application(ApplicationArgs),
+    /// Application attempts: -list <appId>, -status <attemptId>.
+    Applicationattempt(cli_attempts::AttemptArgs),
+    /// Containers: -list <attemptId>, -status <containerId>.
+    Container(cli_attempts::ContainerArgs),
     /// Queues: -status.
     Queue(QueueArgs),
     /// Nodes: -list, -status.
@@ -594,6 +600,8 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Local(a) => local::run(a).await,
         Command::App(a) => app::run(a).await,
         Command::Application(a) => application(a).await,
+        Command::Applicationattempt(a) => cli_attempts::application_attempt(a).await,
+        Command::Container(a) => cli_attempts::container(a).await,
         Command::Queue(a) => {
             let mut c = a.client.connect()?;
             print(cli::queue_status(&mut c, &a.status).await?);
@@ -1318,6 +1326,106 @@ mod tests {
                 "{secs}: {e}"
             );
             assert!(e.to_string().contains("--updateLifetime"), "{e}");
+        }
+    }
+
+    #[test]
+    fn attempt_and_container_commands_take_yarn_ids() {
+        let parsed = Weft::try_parse_from(args(
+            "weft applicationattempt -list application_1_0001 --rm rm1 --request-timeout-ms 50",
+        ))
+        .unwrap();
+        let Command::Applicationattempt(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(a.list, Some(weft_model::AppId::new(1, 1)));
+        assert_eq!(a.status, None);
+        assert_eq!(a.client.client.rm, "rm1");
+        assert_eq!(a.client.request_timeout_ms, 50);
+        let parsed = Weft::try_parse_from(args(
+            "weft applicationattempt -status appattempt_1_0001_000002 --user carol",
+        ))
+        .unwrap();
+        let Command::Applicationattempt(a) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(
+            a.status.map(|s| s.to_string()).as_deref(),
+            Some("appattempt_1_0001_000002")
+        );
+        assert_eq!(a.client.client.user(), "carol");
+        let parsed =
+            Weft::try_parse_from(args("weft container -list appattempt_1_0001_000002")).unwrap();
+        let Command::Container(c) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(
+            c.list.map(|s| s.to_string()).as_deref(),
+            Some("appattempt_1_0001_000002")
+        );
+        let parsed = Weft::try_parse_from(args(
+            "weft container -status container_e03_1_0001_02_000007",
+        ))
+        .unwrap();
+        let Command::Container(c) = parsed.command else {
+            panic!("parsed as {:?}", parsed.command)
+        };
+        assert_eq!(
+            c.status.map(|s| s.to_string()).as_deref(),
+            Some("container_e03_1_0001_02_000007")
+        );
+        assert_eq!(c.client.request_timeout_ms, CLIENT_REQUEST_TIMEOUT_MS);
+        // A malformed id is a usage error naming the option and the form.
+        for (line, option, form) in [
+            (
+                "weft applicationattempt -list app_1",
+                "--list",
+                "application_<clusterTimestamp>_<sequence>",
+            ),
+            (
+                "weft applicationattempt -status application_1_0001",
+                "--status",
+                "appattempt_<clusterTimestamp>_<sequence>_<attempt>",
+            ),
+            (
+                "weft container -list container_1_0001_01_000001",
+                "--list",
+                "appattempt_<clusterTimestamp>_<sequence>_<attempt>",
+            ),
+            (
+                "weft container -status appattempt_1_0001_000001",
+                "--status",
+                "container_[e<epoch>_]<clusterTimestamp>_<app>_<attempt>_<sequence>",
+            ),
+        ] {
+            let e = Weft::try_parse_from(args(line)).expect_err(line);
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{line}: {e}"
+            );
+            let text = e.to_string();
+            assert!(
+                text.contains(option) && text.contains(form),
+                "{line}: {text}"
+            );
+        }
+        // Exactly one command.
+        for line in [
+            "weft applicationattempt",
+            "weft container --rm rm1",
+            "weft applicationattempt -list application_1_0001 -status appattempt_1_0001_000001",
+            "weft container -list appattempt_1_0001_000001 -status container_1_0001_01_000001",
+        ] {
+            let e = Weft::try_parse_from(args(line)).expect_err(line);
+            assert!(
+                matches!(
+                    e.kind(),
+                    clap::error::ErrorKind::MissingRequiredArgument
+                        | clap::error::ErrorKind::ArgumentConflict
+                ),
+                "{line}: {e}"
+            );
         }
     }
 

@@ -76,6 +76,7 @@ impl World {
                 name: "job".to_owned(),
                 app_type: "YARN".to_owned(),
                 tags: vec![],
+                max_attempts: None,
                 lifetime: None,
             }),
         );

@@ -1,7 +1,7 @@
 //! The YARN REST API's application bodies, in Hadoop's shapes: the `app`
 //! report, the `apps` list and its query filters, `new-application`, the
 //! submission context, and the `state`, `queue`, `priority`, `timeouts`
-//! and `appattempts` sub-resources.
+//! sub-resources (an app's attempts are in `dto::attempts`).
 //!
 //! Conversions: a submission becomes the core's `Submission` plus the
 //! shell's `AppExtra` (with the app's ACLs, checked here); an `AppView`
@@ -860,9 +860,9 @@ pub struct SubmitApplicationDto {
     /// True when the submitter runs the AM itself (no AM container).
     #[serde(rename = "unmanaged-AM", default)]
     pub unmanaged_am: Option<bool>,
-    /// Accepted and ignored: the RM-wide `yarn.resourcemanager.am.max-attempts`
-    /// applies. Any whole number, as Hadoop's Java `int`, which takes 0 or
-    /// less to mean the RM-wide value.
+    /// Attempts the app gets before it fails. Any whole number, as Hadoop's
+    /// Java `int`: 0 or less, or more than the RM-wide
+    /// `yarn.resourcemanager.am.max-attempts`, means the RM-wide value.
     #[serde(default)]
     pub max_app_attempts: Option<i64>,
     /// The AM container's size (default: the minimum allocation).
@@ -984,6 +984,12 @@ impl SubmitApplicationDto {
                 ),
             tags,
             lifetime,
+            // Past `u32` is past any RM-wide value too, so the core takes
+            // the RM-wide one either way.
+            max_attempts: self
+                .max_app_attempts
+                .filter(|n| *n > 0)
+                .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
         };
         let launch_context = self.am_container_spec.clone().map(unwrap_xml_text);
         let acls = match &launch_context {
@@ -1340,117 +1346,6 @@ pub struct AppQueueDto {
 pub struct AppPriorityDto {
     /// The priority.
     pub priority: i32,
-}
-
-/// `{"appAttempts":{"appAttempt":[...]}}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AppAttemptsDto {
-    /// The attempts Weft remembers (the current one).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub app_attempt: Vec<AppAttemptDto>,
-}
-
-/// One attempt, in Hadoop's `AppAttemptInfo` shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AppAttemptDto {
-    /// Attempt number.
-    pub id: u32,
-    /// `appattempt_<clusterTimestamp>_<seq>_<attempt>`.
-    pub app_attempt_id: String,
-    /// When the app was submitted (Weft does not keep per-attempt start times).
-    pub start_time: EpochMillis,
-    /// When the app ended, or 0.
-    pub finished_time: EpochMillis,
-    /// The AM container, once allocated.
-    pub container_id: String,
-    /// The AM node's web address.
-    pub node_http_address: String,
-    /// The AM node.
-    pub node_id: String,
-    /// Empty (no log service).
-    pub logs_link: String,
-    /// Empty (per-app blacklists are not reported).
-    pub blacklisted_nodes: String,
-    /// YARN's attempt state, approximated from the app's.
-    pub app_attempt_state: String,
-}
-
-impl AppAttemptsDto {
-    /// The attempts for a caller who may not see the app's details, as
-    /// Hadoop's `AppAttemptInfo` gives them without access: the AM
-    /// container and its node are left out.
-    pub fn withheld(self) -> AppAttemptsDto {
-        AppAttemptsDto {
-            app_attempt: self
-                .app_attempt
-                .into_iter()
-                .map(|a| AppAttemptDto {
-                    container_id: String::new(),
-                    node_http_address: String::new(),
-                    node_id: String::new(),
-                    logs_link: String::new(),
-                    ..a
-                })
-                .collect(),
-        }
-    }
-
-    /// The attempts of `app`; `epoch_origin_ms` turns core time into timestamps.
-    pub fn of(epoch_origin_ms: u64, app: &AppView) -> AppAttemptsDto {
-        // An app the scheduler refused never had an attempt in Hadoop (its
-        // first attempt starts once the scheduler took the app), so none is listed.
-        let app_attempt = if app.report.record.state == AppState::Rejected {
-            Vec::new()
-        } else {
-            vec![AppAttemptDto::current(epoch_origin_ms, app)]
-        };
-        AppAttemptsDto { app_attempt }
-    }
-}
-
-impl AppAttemptDto {
-    /// The current attempt of `app`; `epoch_origin_ms` turns core time into timestamps.
-    pub fn current(epoch_origin_ms: u64, app: &AppView) -> AppAttemptDto {
-        let epoch_ms = |t: Time| epoch_origin_ms + t.as_millis();
-        let rec = &app.report.record;
-        let state = match rec.state {
-            AppState::Accepted | AppState::WaitingForLimit => {
-                if rec.am_container.is_some() {
-                    "ALLOCATED"
-                } else {
-                    "SCHEDULED"
-                }
-            }
-            AppState::Running => "RUNNING",
-            AppState::Finished => "FINISHED",
-            AppState::Failed | AppState::Rejected => "FAILED",
-            AppState::Killed => "KILLED",
-        };
-        AppAttemptDto {
-            id: rec.attempt.attempt,
-            app_attempt_id: rec.attempt.to_string(),
-            start_time: epoch_ms(rec.submitted),
-            finished_time: rec.finished.map_or(0, epoch_ms),
-            container_id: rec.am_container.map(|c| c.to_string()).unwrap_or_default(),
-            node_http_address: app
-                .extra
-                .am_node
-                .as_ref()
-                .map(|(_, h)| h.clone())
-                .unwrap_or_default(),
-            node_id: app
-                .extra
-                .am_node
-                .as_ref()
-                .map(|(n, _)| n.to_string())
-                .unwrap_or_default(),
-            logs_link: String::new(),
-            blacklisted_nodes: String::new(),
-            app_attempt_state: state.to_owned(),
-        }
-    }
 }
 
 #[cfg(test)]

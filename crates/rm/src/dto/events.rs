@@ -108,9 +108,14 @@ pub fn event_json(at: EpochMillis, epoch_origin: EpochMillis, event: &Event) -> 
             "time": at, "event": "ContainerStopOrdered", "container": container.to_string(),
             "node": node.to_string(), "reason": stop_reason_name(*reason),
         }),
-        Event::AttemptFinished { app, outcome } => json!({
+        Event::AttemptFinished {
+            app,
+            outcome,
+            diagnostics,
+        } => json!({
             "time": at, "event": "AttemptFinished", "app": app.to_string(),
             "outcome": crate::dto::apps::final_status_name(*outcome),
+            "diagnostics": diagnostics,
         }),
         Event::QueuesChanged { created, removed } => json!({
             "time": at, "event": "QueuesChanged",

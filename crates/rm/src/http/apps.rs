@@ -1,11 +1,11 @@
 //! Application handlers of the YARN REST API: list with Hadoop's filters,
 //! the `appstatistics` counts, `new-application`, submission, one app, and
-//! its `state`, `queue`, `priority`, `timeouts` (and `timeout`) and
-//! `appattempts` sub-resources.
+//! its `state`, `queue`, `priority` and `timeouts` (and `timeout`)
+//! sub-resources; its attempts are `attempts`'.
 //!
 //! The list comes from the published views; one app's reads and every
 //! write go through the actor, so a client reads its own writes. The app
-//! reports and attempts are withheld from a named caller the app's
+//! reports are withheld from a named caller the app's
 //! `VIEW_APP` rule (`crate::access`) does not let see them, as Hadoop's are.
 
 use axum::extract::rejection::PathRejection;
@@ -19,9 +19,9 @@ use crate::access::Identity;
 use crate::actor::{AppSnapshot, RmError};
 use crate::dto::ResourceDto;
 use crate::dto::apps::{
-    AppAttemptsDto, AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppTimeoutDto,
-    AppTimeoutUpdateDto, AppTimeoutsDto, AppsDto, AppsQuery, NewApplicationDto,
-    SubmitApplicationDto, lifetime_expiry_ms, timeout_type_named,
+    AppDto, AppPriorityDto, AppQueueDto, AppStateDto, AppTimeoutDto, AppTimeoutUpdateDto,
+    AppTimeoutsDto, AppsDto, AppsQuery, NewApplicationDto, SubmitApplicationDto,
+    lifetime_expiry_ms, timeout_type_named,
 };
 use crate::dto::statistics::AppStatisticsDto;
 use crate::http::codec::{Caller, Format, NamedCaller, Params, Payload, Wire};
@@ -328,18 +328,4 @@ pub(super) async fn put_timeout(
         "timeout",
         AppTimeoutDto::lifetime(Some(clock.epoch_ms(set)), false, now_ms),
     ))
-}
-
-pub(super) async fn attempts(
-    State(s): State<ApiState>,
-    format: Format,
-    Caller(who): Caller,
-    AppParam(app): AppParam,
-) -> Result<Wire<AppAttemptsDto>, ApiError> {
-    let snap = fresh(&s, app).await?;
-    let mut dto = AppAttemptsDto::of(snap.epoch_origin_ms, &snap.app);
-    if !may_view(&s, who.as_ref(), &snap) {
-        dto = dto.withheld();
-    }
-    Ok(Wire::ok(format, "appAttempts", dto))
 }

@@ -329,7 +329,9 @@ async fn heartbeats_follow_the_response_id_and_repeat_answers() {
     let attempts = get(r, &format!("/ws/v1/cluster/apps/{app}/appattempts"))
         .await
         .json();
-    assert_eq!(attempts["appAttempts"]["appAttempt"][0]["id"], 2);
+    let listed = &attempts["appAttempts"]["appAttempt"];
+    assert_eq!(listed[0]["appAttemptState"], "FAILED");
+    assert_eq!(listed[1]["id"], 2);
     // Re-registering starts the sequence again.
     rm.register("h1:8041", 8192, 8).await;
     assert_eq!(
@@ -728,7 +730,7 @@ async fn app_reports_and_filters() {
     let at = get(r, &format!("/ws/v1/cluster/apps/{a1}/appattempts"))
         .await
         .json();
-    expect![[r#"{"appAttempts":{"appAttempt":[{"appAttemptId":"appattempt_1700000000000_0001_000001","appAttemptState":"RUNNING","blacklistedNodes":"","containerId":"container_1700000000000_0001_01_000001","finishedTime":0,"id":1,"logsLink":"","nodeHttpAddress":"h1:8042","nodeId":"h1:8041","startTime":1700000000000}]}}"#]]
+    expect![[r#"{"appAttempts":{"appAttempt":[{"appAttemptId":"appattempt_1700000000000_0001_000001","appAttemptState":"RUNNING","blacklistedNodes":"","containerId":"container_1700000000000_0001_01_000001","diagnosticsInfo":"","finishedTime":0,"id":1,"logsLink":"","nodeHttpAddress":"h1:8042","nodeId":"h1:8041","startTime":1700000000000}]}}"#]]
         .assert_eq(&at.to_string());
     rm.stop().await;
 }
@@ -2058,6 +2060,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 mod admin_access;
 mod app_acls;
 mod app_statistics;
+mod attempts;
 mod audit;
 mod decommission;
 mod dynamic_resources;

@@ -86,7 +86,10 @@ async fn a_forced_refresh_decommissions_at_once_and_the_node_is_told_to_shut_dow
     )
     .await
     .json();
-    assert_eq!(attempts["appAttempts"]["appAttempt"][0]["id"], 2);
+    // The lost attempt is kept, failed, before the new one.
+    let listed = &attempts["appAttempts"]["appAttempt"];
+    assert_eq!(listed[0]["appAttemptState"], "FAILED");
+    assert_eq!(listed[1]["id"], 2);
 
     // Whatever responseId it sends, its heartbeat is answered SHUTDOWN.
     for sent in [1, 0, 57] {

@@ -15,7 +15,8 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 
 use crate::dto::ResourceDto;
-use crate::dto::apps::{AppAttemptsDto, AppDto, AppsQuery};
+use crate::dto::apps::{AppDto, AppsQuery};
+use crate::dto::attempts::AppAttemptsDto;
 use crate::dto::explain::AppExplanationDto;
 use crate::http::apps::may_view;
 use crate::http::codec::{Caller, Params};
