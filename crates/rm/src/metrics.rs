@@ -209,6 +209,21 @@ const QUEUE_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
         "Applications whose current attempt has had no container yet, including those waiting on a running-app limit.",
     ),
     (
+        names::QUEUE_APPS_ACTIVE,
+        Some(Unit::Count),
+        "Applications with outstanding asks (Hadoop's ActiveApplications).",
+    ),
+    (
+        names::QUEUE_USERS_ACTIVE,
+        Some(Unit::Count),
+        "Users with an application that has outstanding asks in the queue's subtree.",
+    ),
+    (
+        names::QUEUE_APPS_RUNNING_BY_AGE,
+        Some(Unit::Count),
+        "Running applications by minutes since their first container (bucket lower bound).",
+    ),
+    (
         names::QUEUE_ALLOCATED_MEMORY,
         Some(Unit::Bytes),
         "Memory allocated to the queue's containers.",
