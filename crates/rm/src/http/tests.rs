@@ -1581,6 +1581,119 @@ mod fuzz {
         ("POST", "/ws/v1/cluster/refresh-user-groups?user.name=yarn"),
     ];
 
+    /// Every read a client can make, with `{seg}` for a path segment and
+    /// `{q}` for a query string drawn at random.
+    const READS: &[&str] = &[
+        "/ws/v1/cluster?{q}",
+        "/ws/v1/cluster/info?{q}",
+        "/ws/v1/cluster/metrics?{q}",
+        "/ws/v1/cluster/scheduler?{q}",
+        "/ws/v1/cluster/apps?{q}",
+        "/ws/v1/cluster/appstatistics?{q}",
+        "/ws/v1/cluster/apps/{seg}?{q}",
+        "/ws/v1/cluster/apps/{seg}/state",
+        "/ws/v1/cluster/apps/{seg}/queue",
+        "/ws/v1/cluster/apps/{seg}/priority",
+        "/ws/v1/cluster/apps/{app}/timeouts/{seg}",
+        "/ws/v1/cluster/apps/{seg}/appattempts?{q}",
+        "/ws/v1/cluster/apps/{app}/appattempts/{seg}?{q}",
+        "/ws/v1/cluster/apps/{seg}/appattempts/{attempt}/containers",
+        "/ws/v1/cluster/apps/{app}/appattempts/{seg}/containers?{q}",
+        "/ws/v1/cluster/apps/{app}/appattempts/{attempt}/containers/{seg}",
+        "/ws/v1/cluster/apps/{seg}/explain?{q}",
+        "/ws/v1/cluster/nodes?{q}",
+        "/ws/v1/cluster/nodes/{seg}",
+        "/ws/v1/cluster/users/{seg}/groups?{q}",
+        "/jmx?{q}",
+        "/metrics?{q}",
+        "/cluster?{q}",
+        "/cluster/apps/{seg}?{q}",
+        "/cluster/app/{seg}?{q}",
+        "/cluster/nodes?{q}",
+        "/cluster/scheduler?{q}",
+        "/{seg}",
+    ];
+
+    /// Text as a URI carries it: every byte but ASCII letters and digits
+    /// percent-encoded, so anything at all reaches the handlers.
+    fn encoded(text: &str) -> String {
+        text.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b == b'_' {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect()
+    }
+
+    /// Ids that are right, nearly right, or nothing like one.
+    fn segment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("application_1700000000000_0001".to_owned()),
+            Just("application_1700000000000_0002".to_owned()),
+            Just("application_1700000000000_99999999999999999999".to_owned()),
+            Just("appattempt_1700000000000_0001_000001".to_owned()),
+            Just("appattempt_1700000000000_0001_000002".to_owned()),
+            Just("appattempt_1700000000000_0002_000001".to_owned()),
+            Just("appattempt_1700000000000_0001_-00001".to_owned()),
+            Just("container_1700000000000_0001_01_000001".to_owned()),
+            Just("container_e7_1700000000000_0001_01_000001".to_owned()),
+            Just("container_1700000000000_0002_01_000001".to_owned()),
+            Just("h1:8041".to_owned()),
+            Just("LIFETIME".to_owned()),
+            Just("alice".to_owned()),
+            "\\PC{0,16}".prop_map(|t| encoded(&t)),
+            "[a-z_0-9]{0,40}",
+        ]
+    }
+
+    /// Query strings with the parameters the reads take, and others.
+    fn query() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(
+            &[
+                "states",
+                "state",
+                "user",
+                "user.name",
+                "queue",
+                "limit",
+                "applicationTypes",
+                "applicationTags",
+                "finalStatus",
+                "startedTimeBegin",
+                "startedTimeEnd",
+                "finishedTimeBegin",
+                "finishedTimeEnd",
+                "deSelects",
+                "qry",
+                "get",
+                "callback",
+                "name",
+                "groupBy",
+                "format",
+            ][..],
+        );
+        let value = prop_oneof![
+            Just("RUNNING,ACCEPTED".to_owned()),
+            Just("running".to_owned()),
+            Just("-1".to_owned()),
+            Just("18446744073709551616".to_owned()),
+            Just("Hadoop:service=ResourceManager,name=QueueMetrics,*".to_owned()),
+            Just("Hadoop:*::AppsRunning".to_owned()),
+            Just("*:*".to_owned()),
+            Just("MAPREDUCE,SPARK".to_owned()),
+            "\\PC{0,12}".prop_map(|t| encoded(&t)),
+        ];
+        prop::collection::vec((key, value), 0..4).prop_map(|kvs| {
+            kvs.into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("&")
+        })
+    }
+
     fn big() -> impl Strategy<Value = u64> {
         prop_oneof![
             0u64..10_000,
@@ -1641,6 +1754,33 @@ mod fuzz {
                 }
                 assert_eq!(get(&rm.router, "/ws/v1/cluster/scheduler").await.status, StatusCode::OK);
                 assert_eq!(get(&rm.router, "/ws/v1/cluster/nodes").await.status, StatusCode::OK);
+                rm.stop().await;
+            });
+        }
+
+        #[test]
+        fn no_read_causes_a_server_error(
+            reads in prop::collection::vec((0..READS.len(), segment(), query(), any::<bool>()), 1..24)
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+            rt.block_on(async {
+                let rm = Rm::new();
+                // A running app with an AM container, and a pending one, to aim at.
+                rm.register("h1:8041", 8192, 8).await;
+                let running = rm.running("alice", "a", "h1:8041", 0).await;
+                rm.submit("bob", "b").await;
+                let attempt = running.replacen("application_", "appattempt_", 1) + "_000001";
+                for (read, seg, query, xml) in reads {
+                    let uri = READS[read]
+                        .replace("{app}", &running)
+                        .replace("{attempt}", &attempt)
+                        .replace("{seg}", &seg)
+                        .replace("{q}", &query);
+                    let accept = if xml { "application/xml" } else { "application/json" };
+                    let a = call(&rm.router, Method::GET, &uri, None, "", &[("accept", accept)]).await;
+                    assert!(!a.status.is_server_error(), "GET {uri}: {} {}", a.status, a.body);
+                }
+                assert_eq!(get(&rm.router, "/ws/v1/cluster/apps").await.status, StatusCode::OK);
                 rm.stop().await;
             });
         }
