@@ -123,10 +123,6 @@ pub struct StateStore {
 /// One line of the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "camelCase")]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a record lives only while one line is read or written"
-)]
 enum Record {
     /// An accepted submission, placed in `queue`.
     #[serde(rename_all = "camelCase")]
