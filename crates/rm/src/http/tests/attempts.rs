@@ -95,6 +95,13 @@ async fn a_failed_attempt_is_listed_before_the_one_that_follows_it() {
     };
     expect![[r#"{"appAttempt":{"appAttemptId":"appattempt_1700000000000_0001_000001","host":"N/A","rpcPort":-1,"trackingUrl":"","originalTrackingUrl":"","diagnosticsInfo":"application master container exited with status 1; its node said: Exception from container-launch: exit code 1","appAttemptState":"FAILED","amContainerId":"container_1700000000000_0001_01_000001","startedTime":1700000000000,"finishedTime":1700000005000}}"#]]
     .assert_eq(&one(ATTEMPT1).await.body);
+    // The app's web page says why the first attempt ended too.
+    let page = get(r, &format!("/cluster/app/{app}?user.name=alice")).await;
+    assert!(
+        page.body.contains("<td>application master container exited with status 1; its node said: Exception from container-launch: exit code 1</td>"),
+        "{}",
+        page.body
+    );
     let second = one(ATTEMPT2).await.json();
     assert_eq!(second["appAttempt"]["appAttemptState"], "ALLOCATED");
     assert_eq!(second["appAttempt"]["amContainerId"], AM2);

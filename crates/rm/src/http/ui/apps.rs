@@ -408,6 +408,7 @@ fn attempt_table(h: &mut Html, attempts: &AppAttemptsDto, withheld: bool) {
                 "AM container",
                 "Node",
                 "Node web address",
+                "Why it ended",
             ] {
                 h.text_el("th", &[], label);
             }
@@ -419,7 +420,7 @@ fn attempt_table(h: &mut Html, attempts: &AppAttemptsDto, withheld: bool) {
                 h.text_el("td", &[], format::time(at.start_time));
                 h.text_el("td", &[], format::time(at.finished_time));
                 if withheld {
-                    for _ in 0..3 {
+                    for _ in 0..4 {
                         h.text_el("td", &[], WITHHELD);
                     }
                     return;
@@ -433,6 +434,7 @@ fn attempt_table(h: &mut Html, attempts: &AppAttemptsDto, withheld: bool) {
                     }
                 });
                 h.text_el("td", &[], or_none(&at.node_http_address));
+                h.text_el("td", &[], &at.diagnostics_info);
             });
         }
     });
