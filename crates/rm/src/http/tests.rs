@@ -152,6 +152,43 @@ impl Rm {
         app
     }
 
+    /// alice's app in `root.b` on a fresh node h1, submitted with the
+    /// `extra` fields over a 1 GB AM that runs `run-am` with these
+    /// `application-acls`, its AM container placed and its AM registered
+    /// from `am-host` (RPC 7001, tracking `http://am-host:7002/`), asking
+    /// for `count` containers of `mb` MB. Returns the app id.
+    async fn alices_registered_app(
+        &self,
+        acls: Value,
+        extra: Value,
+        count: u32,
+        mb: u64,
+    ) -> String {
+        self.register("h1:8041", 8192, 8).await;
+        let app = self.new_app("alice").await;
+        let mut body = json!({"application-id": app, "queue": "b",
+               "resource": {"memory": 1024, "vCores": 1},
+               "am-container-spec": {"commands": {"command": "run-am"}, "application-acls": acls}});
+        for (k, v) in extra.as_object().expect("extra fields are an object") {
+            body[k] = v.clone();
+        }
+        let a = post(&self.router, "/ws/v1/cluster/apps?user.name=alice", body).await;
+        assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+        let hb = self.heartbeat("h1:8041", 0, json!([])).await;
+        assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
+        let reg = post(
+            &self.router,
+            &format!("/ws/v1/am/{app}/register"),
+            json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
+        )
+        .await;
+        assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
+        let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*",
+            "capability": {"memory": mb, "vCores": 1}, "numContainers": count}]});
+        assert_eq!(self.allocate(&app, ask).await.status, StatusCode::OK);
+        app
+    }
+
     /// `user` asks to kill `app`.
     async fn kill(&self, app: &str, user: &str) -> Answer {
         put(

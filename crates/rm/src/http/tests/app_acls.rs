@@ -15,28 +15,7 @@ use super::*;
 /// `application-acls`), its AM registered on h1 and holding two
 /// containers besides, asking for more, its fair share computed.
 async fn alices_app(rm: &Rm, acls: Value) -> String {
-    rm.register("h1:8041", 8192, 8).await;
-    let app = rm.new_app("alice").await;
-    let a = post(
-        &rm.router,
-        "/ws/v1/cluster/apps?user.name=alice",
-        json!({"application-id": app, "queue": "b",
-               "resource": {"memory": 1024, "vCores": 1},
-               "am-container-spec": {"commands": {"command": "run-am"}, "application-acls": acls}}),
-    )
-    .await;
-    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
-    let hb = rm.heartbeat("h1:8041", 0, json!([])).await;
-    assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-    let reg = post(
-        &rm.router,
-        &format!("/ws/v1/am/{app}/register"),
-        json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
-    )
-    .await;
-    assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
-    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 4}]});
-    assert_eq!(rm.allocate(&app, ask).await.status, StatusCode::OK);
+    let app = rm.alices_registered_app(acls, json!({}), 4, 1024).await;
     for response_id in 1..3 {
         rm.heartbeat("h1:8041", response_id, json!([])).await;
     }

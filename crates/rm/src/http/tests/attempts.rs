@@ -23,28 +23,9 @@ const ATTEMPT2: &str = "appattempt_1700000000000_0001_000002";
 /// saying why), which places the second attempt's AM container on h1 in
 /// the same heartbeat, and 5 s more. Returns the app id.
 async fn failed_once(rm: &Rm, extra: Value) -> String {
-    rm.register("h1:8041", 8192, 8).await;
-    let app = rm.new_app("alice").await;
-    let mut body = json!({"application-id": app, "queue": "b",
-           "resource": {"memory": 1024, "vCores": 1},
-           "am-container-spec": {"commands": {"command": "run-am"},
-                                 "application-acls": {"VIEW_APP": "carol"}}});
-    for (k, v) in extra.as_object().unwrap() {
-        body[k] = v.clone();
-    }
-    let a = post(&rm.router, "/ws/v1/cluster/apps?user.name=alice", body).await;
-    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
-    let hb = rm.heartbeat("h1:8041", 0, json!([])).await;
-    assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-    let reg = post(
-        &rm.router,
-        &format!("/ws/v1/am/{app}/register"),
-        json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
-    )
-    .await;
-    assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
-    let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 2048, "vCores": 1}, "numContainers": 1}]});
-    assert_eq!(rm.allocate(&app, ask).await.status, StatusCode::OK);
+    let app = rm
+        .alices_registered_app(json!({"VIEW_APP": "carol"}), extra, 1, 2048)
+        .await;
     rm.heartbeat("h1:8041", 1, json!([])).await;
     rm.heartbeat(
         "h1:8041",
