@@ -51,7 +51,7 @@ pub struct ListedProperty {
     /// The name.
     pub name: String,
     /// The value after `${name}` substitution (what Hadoop's JSON shows),
-    /// or [`REDACTED`].
+    /// or [`REDACTED`], also when substitution put a sensitive value in it.
     pub value: String,
     /// The value as written (what Hadoop's XML shows), or [`REDACTED`].
     pub raw_value: String,
@@ -80,12 +80,21 @@ impl ConfListing {
         sources: &[&'static str],
         redactor: &Redactor,
     ) -> ConfListing {
+        let secrets: Vec<&str> = config
+            .properties()
+            .filter(|p| redactor.is_sensitive(&p.name) && !p.value.is_empty())
+            .map(|p| p.value.as_str())
+            .collect();
         let properties = config
             .properties()
             .map(|p| {
                 let secret = redactor.is_sensitive(&p.name);
-                let shown = |v: &str| {
-                    if secret {
+                // `other=${a.secret}` would show the secret once substituted
+                // (Hadoop's JSON shows it so); the value as written does not.
+                let substituted_secret =
+                    p.value != p.raw_value && secrets.iter().any(|s| p.value.contains(s));
+                let shown = |v: &str, hide: bool| {
+                    if hide {
                         REDACTED.to_owned()
                     } else {
                         v.to_owned()
@@ -93,8 +102,8 @@ impl ConfListing {
                 };
                 ListedProperty {
                     name: p.name.clone(),
-                    value: shown(&p.value),
-                    raw_value: shown(&p.raw_value),
+                    value: shown(&p.value, secret || substituted_secret),
+                    raw_value: shown(&p.raw_value, secret),
                     is_final: p.is_final,
                     source: sources
                         .get(usize::from(p.location.layer))
@@ -255,7 +264,11 @@ mod tests {
         let c = config(&[
             (
                 "core-site.xml",
-                &site(&[("a.secret", "s3cr3t"), ("x.dir", "/d")]),
+                &site(&[
+                    ("a.secret", "s3cr3t"),
+                    ("db.url", "user:${a.secret}@host"),
+                    ("x.dir", "/d"),
+                ]),
             ),
             (
                 "yarn-site.xml",
@@ -281,6 +294,13 @@ mod tests {
             shown,
             [
                 ("a.secret", REDACTED, REDACTED, false, "core-site.xml"),
+                (
+                    "db.url",
+                    REDACTED,
+                    "user:${a.secret}@host",
+                    false,
+                    "core-site.xml"
+                ),
                 ("x.dir", "/d", "/d", false, "core-site.xml"),
                 ("y.path", "/d/y", "${x.dir}/y", true, "yarn-site.xml"),
             ]
