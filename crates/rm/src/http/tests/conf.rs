@@ -70,17 +70,42 @@ async fn conf_lists_every_layer_in_hadoops_xml_by_default() {
     expect![[r#"<property><name>yarn.admin.acl</name><value>yarn</value><final>false</final><source>weft-site.xml</source></property>"#]]
         .assert_eq(xml_line(&a.body, "yarn.admin.acl"));
     assert!(!a.body.contains("AKIA"), "{}", a.body);
-    // Ordered by name, one line each.
-    let names: Vec<&str> = a
+    // What no file sets, with the value Weft takes.
+    expect![[r#"<property><name>yarn.scheduler.fair.preemption</name><value>false</value><final>false</final><source>built-in default</source></property>"#]]
+        .assert_eq(xml_line(&a.body, "yarn.scheduler.fair.preemption"));
+    // Ordered by name, one line each: the files' 11 and every default
+    // they leave unset.
+    let lines: Vec<&str> = a
         .body
         .lines()
+        .filter(|l| l.starts_with("<property><name>"))
+        .collect();
+    let names: Vec<&str> = lines
+        .iter()
         .filter_map(|l| l.strip_prefix("<property><name>"))
         .filter_map(|l| l.split_once("</name>").map(|(n, _)| n))
         .collect();
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
-    assert_eq!(names.len(), 11, "{names:?}");
+    let from_files = lines
+        .iter()
+        .filter(|l| !l.ends_with("<source>built-in default</source></property>"))
+        .count();
+    assert_eq!(from_files, 11, "{names:?}");
+    let defaults = crate::config::listing::DEFAULTS;
+    let files_set_of_the_defaults = lines
+        .iter()
+        .zip(&names)
+        .filter(|(l, n)| {
+            !l.ends_with("<source>built-in default</source></property>")
+                && defaults.iter().any(|(d, _)| d == *n)
+        })
+        .count();
+    assert_eq!(
+        names.len(),
+        from_files + defaults.len() - files_set_of_the_defaults
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -103,7 +128,11 @@ async fn conf_answers_hadoops_json_to_an_accept_header_or_format() {
         assert_eq!(a.headers["content-type"], "application/json; charset=utf-8");
         let v = a.json();
         let props = v["properties"].as_array().unwrap();
-        assert_eq!(props.len(), 11);
+        let from_files = props
+            .iter()
+            .filter(|p| p["resource"] != "built-in default")
+            .count();
+        assert_eq!(from_files, 11);
         let find = |key: &str| {
             props
                 .iter()
@@ -122,6 +151,10 @@ async fn conf_answers_hadoops_json_to_an_accept_header_or_format() {
         );
         assert_eq!(find("fs.s3a.secret.key")["value"], "<redacted>");
         assert_eq!(find("weft.rm.view-refresh-ms")["resource"], "weft-site.xml");
+        assert_eq!(
+            find("weft.rm.command-queue"),
+            json!({"key": "weft.rm.command-queue", "value": "65536", "isFinal": false, "resource": "built-in default"})
+        );
     }
     // format= wins over Accept, as the more explicit of the two.
     let a = get_with(&rm, "/conf?format=xml", &[("accept", "application/json")]).await;
@@ -147,9 +180,14 @@ async fn conf_answers_one_property_by_name() {
     let a = get(&rm.router, "/conf?name=fs.s3a.secret.key&format=json").await;
     expect![[r#"{"property":{"key":"fs.s3a.secret.key","value":"<redacted>","isFinal":false,"resource":"core-site.xml"}}"#]]
         .assert_eq(&a.body);
+    // A default by name.
+    let a = get(&rm.router, "/conf?name=weft.rm.event-log.file&format=json").await;
+    expect![[r#"{"property":{"key":"weft.rm.event-log.file","value":"","isFinal":false,"resource":"built-in default"}}"#]]
+        .assert_eq(&a.body);
     // An empty name is no name, as in Hadoop: everything.
+    let all = get(&rm.router, "/conf?format=json").await;
     let a = get(&rm.router, "/conf?name=&format=json").await;
-    assert_eq!(a.json()["properties"].as_array().unwrap().len(), 11);
+    assert_eq!(a.body, all.body);
 }
 
 #[tokio::test(start_paused = true)]
@@ -171,9 +209,14 @@ async fn conf_of_the_built_in_configuration_names_its_file() {
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     let v = a.json();
     let props = v["properties"].as_array().unwrap();
-    assert!(!props.is_empty());
     assert!(
-        props.iter().all(|p| p["resource"] == "weft-site.xml"),
+        props.iter().any(|p| p["resource"] == "weft-site.xml"),
+        "{v}"
+    );
+    assert!(
+        props
+            .iter()
+            .all(|p| p["resource"] == "weft-site.xml" || p["resource"] == "built-in default"),
         "{v}"
     );
 }
