@@ -15,9 +15,12 @@
 //! Watching the allocation file afterwards is `reload`'s job; resolving
 //! racks with the topology mapping named here is `topology`'s.
 
+pub mod listing;
+
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use weft_core::CoreSettings;
 use weft_model::Duration;
@@ -31,6 +34,8 @@ use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::groups::{GroupCacheSettings, GroupSource, MappingClass};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
 use crate::topology::{Topology, TopologyError};
+
+use self::listing::{BadPattern, ConfListing, Redactor};
 
 /// The allocation file shipped in `conf/`, built in so the binary runs anywhere.
 pub const EMBEDDED_ALLOC_FILE: &str = include_str!("../../../conf/fair-scheduler.xml");
@@ -71,6 +76,8 @@ pub struct RmConfig {
     pub dynamic_resources: DynamicResources,
     /// How nodes' racks are resolved: the table read, the script checked.
     pub topology: Topology,
+    /// The site files' properties as `GET /conf` shows them, as read now.
+    pub listing: Arc<ConfListing>,
     /// What looked wrong without being fatal, one line each with file and position.
     pub warnings: Vec<String>,
 }
@@ -150,6 +157,9 @@ pub struct ServiceSettings {
     pub groups_cache: GroupCacheSettings,
     /// `yarn.webapp.enable-rest-app-submissions` (default true).
     pub rest_submissions: bool,
+    /// `hadoop.security.instrumentation.requires.admin` (default false, as
+    /// in Hadoop): only administrators (`yarn.admin.acl`) may read `/conf`.
+    pub instrumentation_requires_admin: bool,
     /// `weft.rm.state-store.dir` (default none: off): where the RM keeps
     /// what it needs to take its applications (and drains) back after a
     /// restart (relative to the configuration directory).
@@ -272,6 +282,7 @@ impl Default for ServiceSettings {
             group_mapping: MappingClass::JniWithFallback,
             groups_cache: GroupCacheSettings::default(),
             rest_submissions: true,
+            instrumentation_requires_admin: false,
             state_store: None,
             state_store_max_completed_apps: CoreSettings::default().max_completed_apps,
             hosts_files: HostsFiles::default(),
@@ -336,6 +347,18 @@ pub enum ConfigError {
     /// The topology mapping cannot be used.
     #[error(transparent)]
     Topology(#[from] TopologyError),
+    /// `hadoop.security.sensitive-config-keys` holds a pattern that is not
+    /// a regular expression: refused, since `/conf` would otherwise show
+    /// the values it was meant to hide.
+    #[error("{file}: {}: property {}: {error}", location.map(|l| l.to_string()).unwrap_or_default(), listing::SENSITIVE_KEYS_PROPERTY)]
+    SensitiveKeys {
+        /// The file that sets it.
+        file: String,
+        /// Where (always known: only a pattern the files give can be bad).
+        location: Option<Location>,
+        /// The pattern and what is wrong with it.
+        error: BadPattern,
+    },
 }
 
 /// One bad service property.
@@ -488,6 +511,7 @@ impl RmConfig {
             hosts,
             dynamic_resources,
             topology,
+            listing: Arc::new(site.listing),
             warnings,
         })
     }
@@ -497,7 +521,11 @@ impl RmConfig {
     pub fn from_texts(site_text: &str, alloc_text: &str) -> Result<RmConfig, ConfigError> {
         let mut warnings = Vec::new();
         let site = parse_site(
-            &[("built-in weft-site.xml".to_owned(), site_text.to_owned())],
+            &[(
+                SITE_FILE_NAME,
+                "built-in weft-site.xml".to_owned(),
+                site_text.to_owned(),
+            )],
             &mut warnings,
         )?;
         let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
@@ -516,6 +544,7 @@ impl RmConfig {
             hosts,
             dynamic_resources: DynamicResources::default(),
             topology,
+            listing: Arc::new(site.listing),
             warnings,
         })
     }
@@ -556,7 +585,7 @@ fn read_site(dir: &Path, warnings: &mut Vec<String>) -> Result<Site, ConfigError
     for name in SITE_FILES {
         let path = dir.join(name);
         if path.exists() {
-            files.push((path.display().to_string(), read(&path)?));
+            files.push((name, path.display().to_string(), read(&path)?));
         }
     }
     if !dir.join(SITE_FILE_NAME).exists() && !dir.join(YARN_SITE_FILE_NAME).exists() {
@@ -633,15 +662,22 @@ struct Site {
     /// `yarn.resourcemanager.scheduler.class` when set (it can only be
     /// Hadoop's FairScheduler).
     scheduler_class: Option<String>,
+    /// Every property, for `/conf`.
+    listing: ConfListing,
 }
 
-/// Reads `files` (each a name and its text, in layering order) as one
+/// Reads `files` (each the file's name in a configuration directory, what
+/// messages call it, and its text, in layering order) as one
 /// configuration; every problem and warning names the file it is in.
-fn parse_site(files: &[(String, String)], warnings: &mut Vec<String>) -> Result<Site, ConfigError> {
-    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+fn parse_site(
+    files: &[(&'static str, String, String)],
+    warnings: &mut Vec<String>,
+) -> Result<Site, ConfigError> {
+    let names: Vec<&str> = files.iter().map(|(_, name, _)| name.as_str()).collect();
+    let sources: Vec<&'static str> = files.iter().map(|(source, _, _)| *source).collect();
     let layers: Vec<Layer<'_>> = files
         .iter()
-        .map(|(name, text)| Layer { name, text })
+        .map(|(_, name, text)| Layer { name, text })
         .collect();
     let file_of = |location: Location| -> &str {
         names
@@ -672,6 +708,18 @@ fn parse_site(files: &[(String, String)], warnings: &mut Vec<String>) -> Result<
     let scheduler_class = config
         .value(names::SCHEDULER_CLASS)
         .map(|v| v.trim().to_owned());
+    let redactor = Redactor::from_config(&config).map_err(|error| {
+        // Only a pattern the files give can be bad: Hadoop's own all compile.
+        let location = config
+            .get(listing::SENSITIVE_KEYS_PROPERTY)
+            .map(|p| p.location);
+        ConfigError::SensitiveKeys {
+            file: location.map(file_of).unwrap_or_default().to_owned(),
+            location,
+            error,
+        }
+    })?;
+    let listing = ConfListing::new(&config, &sources, &redactor);
     let core = CoreSettings {
         scheduler: scheduler.clone(),
         max_app_attempts: core_extra.max_app_attempts,
@@ -683,6 +731,7 @@ fn parse_site(files: &[(String, String)], warnings: &mut Vec<String>) -> Result<
         core,
         service,
         scheduler_class,
+        listing,
     })
 }
 
@@ -762,6 +811,8 @@ mod names {
     pub(super) const GROUPS_BACKGROUND_THREADS: &str =
         "hadoop.security.groups.cache.background.reload.threads";
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
+    pub(super) const INSTRUMENTATION_REQUIRES_ADMIN: &str =
+        "hadoop.security.instrumentation.requires.admin";
     pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
     pub(super) const MAX_COMPLETED: &str = "yarn.resourcemanager.max-completed-applications";
     pub(super) const STATE_STORE_MAX_COMPLETED: &str =
@@ -1095,6 +1146,10 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         .min(extra.max_completed_apps);
     for (name, target) in [
         (names::REST_SUBMISSIONS, &mut s.rest_submissions),
+        (
+            names::INSTRUMENTATION_REQUIRES_ADMIN,
+            &mut s.instrumentation_requires_admin,
+        ),
         (names::WAIT_FOR_APPS, &mut s.decommission_wait_for_apps),
         (
             names::GROUPS_BACKGROUND_RELOAD,

@@ -13,6 +13,7 @@ mod am;
 mod apps;
 mod attempts;
 mod cluster;
+mod conf;
 mod explain;
 mod jmx;
 mod nm;
@@ -36,6 +37,7 @@ use crate::access::{AppAccess, Identity, LiveAccess};
 use crate::actor::RmHandle;
 use crate::audit::{self, AuditLog};
 use crate::config::ServiceSettings;
+use crate::config::listing::ConfListing;
 use crate::http::codec::Format;
 use crate::http::error::{ApiError, InternalDetail, RemoteException};
 use crate::metrics::Metrics;
@@ -60,6 +62,7 @@ struct ApiInner {
     explain_budget: explain::ExplainBudget,
     min_allocation: Resource,
     cluster_id: u64,
+    conf: Arc<ConfListing>,
 }
 
 impl std::fmt::Debug for Reloader {
@@ -91,6 +94,8 @@ pub struct ApiParts {
     pub min_allocation: Resource,
     /// The cluster id (the RM's start time).
     pub cluster_id: u64,
+    /// The configuration `/conf` shows.
+    pub conf: Arc<ConfListing>,
 }
 
 impl ApiState {
@@ -108,6 +113,7 @@ impl ApiState {
             explain_budget,
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
+            conf: parts.conf,
         }))
     }
 
@@ -252,6 +258,8 @@ pub fn router(state: ApiState) -> Router {
     let rest = with_trailing_slashes(cluster_routes)
         .route("/metrics", get(cluster::prometheus))
         .route("/jmx", get(jmx::jmx))
+        .route("/conf", get(conf::conf))
+        .route("/isActive", get(conf::is_active))
         .layer(middleware::from_fn(negotiate_errors))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -177,6 +177,7 @@ impl Service {
             )),
             min_allocation: scheduler.min_allocation(),
             cluster_id: clock.cluster_timestamp(),
+            conf: config.listing.clone(),
         });
         let (stop_background, _) = watch::channel(false);
         let mut service = Service {

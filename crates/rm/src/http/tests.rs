@@ -1642,6 +1642,8 @@ mod fuzz {
         "/ws/v1/cluster/nodes/{seg}",
         "/ws/v1/cluster/users/{seg}/groups?{q}",
         "/jmx?{q}",
+        "/conf?{q}",
+        "/isActive?{q}",
         "/metrics?{q}",
         "/cluster?{q}",
         "/cluster/apps/{seg}?{q}",
@@ -1721,6 +1723,8 @@ mod fuzz {
             Just("Hadoop:*::AppsRunning".to_owned()),
             Just("*:*".to_owned()),
             Just("MAPREDUCE,SPARK".to_owned()),
+            Just("json".to_owned()),
+            Just("yarn.admin.acl".to_owned()),
             "\\PC{0,12}".prop_map(|t| encoded(&t)),
         ];
         prop::collection::vec((key, value), 0..4).prop_map(|kvs| {
@@ -2239,6 +2243,7 @@ mod app_acls;
 mod app_statistics;
 mod attempts;
 mod audit;
+mod conf;
 mod decommission;
 mod dynamic_resources;
 mod explain;
