@@ -15,6 +15,7 @@ mod attempts;
 mod cluster;
 mod explain;
 mod jmx;
+mod log_level;
 mod nm;
 #[cfg(test)]
 mod tests;
@@ -38,6 +39,7 @@ use crate::audit::{self, AuditLog};
 use crate::config::ServiceSettings;
 use crate::http::codec::Format;
 use crate::http::error::{ApiError, InternalDetail, RemoteException};
+use crate::log_levels::LogLevels;
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
 use crate::topology::RackResolver;
@@ -60,6 +62,7 @@ struct ApiInner {
     explain_budget: explain::ExplainBudget,
     min_allocation: Resource,
     cluster_id: u64,
+    log_levels: Option<Arc<dyn LogLevels>>,
 }
 
 impl std::fmt::Debug for Reloader {
@@ -91,6 +94,8 @@ pub struct ApiParts {
     pub min_allocation: Resource,
     /// The cluster id (the RM's start time).
     pub cluster_id: u64,
+    /// The process's logging filter, if `/logLevel` may change it.
+    pub log_levels: Option<Arc<dyn LogLevels>>,
 }
 
 impl ApiState {
@@ -108,6 +113,7 @@ impl ApiState {
             explain_budget,
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
+            log_levels: parts.log_levels,
         }))
     }
 
@@ -133,6 +139,10 @@ impl ApiState {
 
     pub(crate) fn access(&self) -> &LiveAccess {
         &self.0.access
+    }
+
+    pub(crate) fn log_levels(&self) -> Option<&dyn LogLevels> {
+        self.0.log_levels.as_deref()
     }
 
     pub(crate) fn explain_budget(&self) -> &explain::ExplainBudget {
@@ -252,6 +262,7 @@ pub fn router(state: ApiState) -> Router {
     let rest = with_trailing_slashes(cluster_routes)
         .route("/metrics", get(cluster::prometheus))
         .route("/jmx", get(jmx::jmx))
+        .route("/logLevel", get(log_level::log_level))
         .layer(middleware::from_fn(negotiate_errors))
         .layer(middleware::from_fn_with_state(
             state.clone(),

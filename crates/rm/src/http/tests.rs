@@ -1605,6 +1605,7 @@ mod fuzz {
         "/ws/v1/cluster/nodes/{seg}",
         "/ws/v1/cluster/users/{seg}/groups?{q}",
         "/jmx?{q}",
+        "/logLevel?{q}",
         "/metrics?{q}",
         "/cluster?{q}",
         "/cluster/apps/{seg}?{q}",
@@ -1673,6 +1674,8 @@ mod fuzz {
                 "name",
                 "groupBy",
                 "format",
+                "log",
+                "level",
             ][..],
         );
         let value = prop_oneof![
@@ -1684,6 +1687,8 @@ mod fuzz {
             Just("Hadoop:*::AppsRunning".to_owned()),
             Just("*:*".to_owned()),
             Just("MAPREDUCE,SPARK".to_owned()),
+            Just("weft_rm::actor".to_owned()),
+            Just("DEBUG".to_owned()),
             "\\PC{0,12}".prop_map(|t| encoded(&t)),
         ];
         prop::collection::vec((key, value), 0..4).prop_map(|kvs| {
@@ -2208,6 +2213,7 @@ mod explain;
 mod history;
 mod jmx;
 mod lifetime;
+mod log_level;
 mod node_health;
 mod node_resize;
 mod topology;
