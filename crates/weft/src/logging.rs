@@ -110,4 +110,16 @@ mod tests {
             assert!(tracing::enabled!(target: "weft_rm::actor", Level::INFO));
         });
     }
+
+    #[test]
+    fn the_filter_lists_the_most_specific_directive_first() {
+        // docs/api.md's example. The handle works only while its layer lives.
+        let (_layer, handle) =
+            reload::Layer::<_, Registry>::new(EnvFilter::new("warn,weft_rm::audit=info"));
+        let levels = ReloadableFilter { handle };
+        let now = levels
+            .set_level(&Target::parse("weft_core").unwrap(), LevelFilter::DEBUG)
+            .unwrap();
+        assert_eq!(now, "weft_rm::audit=info,weft_core=debug,warn");
+    }
 }
