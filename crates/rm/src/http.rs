@@ -16,6 +16,7 @@ mod cluster;
 mod conf;
 mod explain;
 mod jmx;
+mod log_level;
 mod nm;
 #[cfg(test)]
 mod tests;
@@ -40,6 +41,7 @@ use crate::config::ServiceSettings;
 use crate::config::listing::ConfListing;
 use crate::http::codec::Format;
 use crate::http::error::{ApiError, InternalDetail, RemoteException};
+use crate::log_levels::LogLevels;
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
 use crate::topology::RackResolver;
@@ -63,6 +65,7 @@ struct ApiInner {
     min_allocation: Resource,
     cluster_id: u64,
     conf: Arc<ConfListing>,
+    log_levels: Option<Arc<dyn LogLevels>>,
 }
 
 impl std::fmt::Debug for Reloader {
@@ -96,6 +99,8 @@ pub struct ApiParts {
     pub cluster_id: u64,
     /// The configuration `/conf` shows.
     pub conf: Arc<ConfListing>,
+    /// The process's logging filter, if `/logLevel` may change it.
+    pub log_levels: Option<Arc<dyn LogLevels>>,
 }
 
 impl ApiState {
@@ -114,6 +119,7 @@ impl ApiState {
             min_allocation: parts.min_allocation,
             cluster_id: parts.cluster_id,
             conf: parts.conf,
+            log_levels: parts.log_levels,
         }))
     }
 
@@ -139,6 +145,10 @@ impl ApiState {
 
     pub(crate) fn access(&self) -> &LiveAccess {
         &self.0.access
+    }
+
+    pub(crate) fn log_levels(&self) -> Option<&dyn LogLevels> {
+        self.0.log_levels.as_deref()
     }
 
     pub(crate) fn explain_budget(&self) -> &explain::ExplainBudget {
@@ -260,6 +270,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/jmx", get(jmx::jmx))
         .route("/conf", get(conf::conf))
         .route("/isActive", get(conf::is_active))
+        .route("/logLevel", get(log_level::log_level))
         .layer(middleware::from_fn(negotiate_errors))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -14,6 +14,8 @@
 //! Prometheus metrics (`metrics`), live reload of the allocation
 //! file (`reload`), the decision log (`event_log`), the audit log of who asked
 //! for which change (`audit`), both following log rotation (`log_file`),
+//! the process's log levels changed while it runs (`log_levels`, behind a
+//! trait the binary implements over its logging filter),
 //! the optional state store
 //! that lets apps and drains survive a restart (`state_store`), the
 //! container tokens that let only a container's AM start it (`token`), start
@@ -39,6 +41,7 @@ pub mod http;
 pub mod iso8601;
 pub mod load;
 mod log_file;
+pub mod log_levels;
 pub mod metrics;
 pub mod reload;
 pub mod server;
@@ -53,4 +56,4 @@ pub use actor::{RmError, RmHandle};
 pub use clock::Clock;
 pub use config::{ConfSource, ConfigError, RmConfig, ServiceSettings};
 pub use http::error::ApiError;
-pub use server::{ServeError, Service, StartError};
+pub use server::{Embedding, ServeError, Service, StartError};

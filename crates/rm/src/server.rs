@@ -25,6 +25,7 @@ use crate::config::RmConfig;
 use crate::event_log::EventLog;
 use crate::groups::{GroupLookup, OsGroups, UserGroups};
 use crate::http::{ApiParts, ApiState, router};
+use crate::log_levels::LogLevels;
 use crate::metrics::Metrics;
 use crate::reload::Reloader;
 use crate::state_store::drains::DrainStore;
@@ -73,6 +74,28 @@ pub enum ServeError {
     SchedulerStopped,
 }
 
+/// What the process around the service supplies, which the service
+/// cannot make for itself.
+#[derive(Clone, Debug)]
+pub struct Embedding {
+    /// Where users' groups come from wherever the configuration maps them
+    /// from the operating system (default: its name service).
+    pub groups: Arc<dyn GroupLookup>,
+    /// The process's logging filter, for `/logLevel`; `None` (the
+    /// default) when the process's logging is not the service's to change,
+    /// and `/logLevel` answers 404.
+    pub log_levels: Option<Arc<dyn LogLevels>>,
+}
+
+impl Default for Embedding {
+    fn default() -> Embedding {
+        Embedding {
+            groups: Arc::new(OsGroups),
+            log_levels: None,
+        }
+    }
+}
+
 /// A running service: the actor and background tasks, and the router over them.
 pub struct Service {
     state: ApiState,
@@ -93,17 +116,16 @@ impl Service {
     /// cluster id, and its time origin moves back to the earliest time the
     /// state store holds, if any.
     pub fn start(config: RmConfig, clock: Clock) -> Result<Service, StartError> {
-        Service::start_with_lookup(config, clock, Arc::new(OsGroups))
+        Service::start_with(config, clock, Embedding::default())
     }
 
-    /// As `start`, with users' groups looked up by `lookup` rather than
-    /// the operating system's name service wherever the configuration maps
-    /// them from the operating system (tests; an embedder with a directory
-    /// of its own).
-    pub fn start_with_lookup(
+    /// As `start`, with what the process around the service supplies:
+    /// where users' groups come from (tests; an embedder with a directory
+    /// of its own), and the logging filter `/logLevel` reads and changes.
+    pub fn start_with(
         config: RmConfig,
         clock: Clock,
-        lookup: Arc<dyn GroupLookup>,
+        embedding: Embedding,
     ) -> Result<Service, StartError> {
         let (recovery, clock) = match &config.service.state_store {
             Some(dir) => open_state_store(dir, &config, clock)?,
@@ -128,7 +150,11 @@ impl Service {
             })?,
             None => AuditLog::tracing_only(),
         });
-        let groups = UserGroups::new(config.groups.clone(), config.service.groups_cache, lookup);
+        let groups = UserGroups::new(
+            config.groups.clone(),
+            config.service.groups_cache,
+            embedding.groups,
+        );
         tracing::info!(mapping = groups.describe(), "users' groups");
         let access = Arc::new(LiveAccess::new(
             AclSettings {
@@ -178,6 +204,7 @@ impl Service {
             min_allocation: scheduler.min_allocation(),
             cluster_id: clock.cluster_timestamp(),
             conf: config.listing.clone(),
+            log_levels: embedding.log_levels,
         });
         let (stop_background, _) = watch::channel(false);
         let mut service = Service {

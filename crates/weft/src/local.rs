@@ -14,6 +14,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -24,7 +25,7 @@ use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
 use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
-use weft_rm::{Clock, RmConfig, Service};
+use weft_rm::{Clock, Embedding, RmConfig, Service};
 
 use crate::app::Printer;
 use crate::print;
@@ -56,7 +57,10 @@ pub(crate) struct LocalArgs {
     no_demo: bool,
 }
 
-pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
+pub(crate) async fn run(
+    a: LocalArgs,
+    log_levels: Arc<crate::logging::ReloadableFilter>,
+) -> anyhow::Result<()> {
     let started = Instant::now();
     if a.nodes == 0 {
         anyhow::bail!("--nodes must be at least 1");
@@ -78,7 +82,15 @@ pub(crate) async fn run(a: LocalArgs) -> anyhow::Result<()> {
         tracing::warn!("{w}");
     }
     let source = config.source.clone();
-    let service = Service::start(config, Clock::start())?;
+    // One process, one filter: the RM's /logLevel changes the nodes' logging too.
+    let service = Service::start_with(
+        config,
+        Clock::start(),
+        Embedding {
+            log_levels: Some(log_levels),
+            ..Embedding::default()
+        },
+    )?;
     let listener = tokio::net::TcpListener::bind(a.listen).await.with_context(|| {
         format!(
             "cannot listen on {} (is another resource manager running? try --listen 127.0.0.1:0)",

@@ -4,23 +4,29 @@
 //! `weft applicationattempt`, `weft container`, `weft queue`, `weft
 //! node`, `weft rmadmin` and `weft top` are YARN-style clients of the RM's
 //! REST API (YARN's single-dash spellings work: `weft application -list`);
-//! `weft load` drives a running RM with simulated nodes and AMs; `weft sim`
-//! runs the simulator.
+//! `weft daemonlog` reads and sets a running RM's log levels, as `hadoop
+//! daemonlog`; `weft load` drives a running RM with simulated nodes and
+//! AMs; `weft sim` runs the simulator.
 //!
-//! This file and its modules (`app`, `nm`, `local`, `cli_attempts`, `top`) only parse arguments,
-//! set up logging and signals, and print; the work is `weft-rm`'s,
+//! This file and its modules (`app`, `nm`, `local`, `cli_attempts`, `top`,
+//! `daemonlog`, and `logging`, the subscriber whose filter the RM's
+//! `/logLevel` changes) only parse arguments, set up logging and signals,
+//! and print; the work is `weft-rm`'s,
 //! `weft-nm`'s and `weft-sim`'s. A new subcommand is one more variant of
 //! `Command` and one more arm in `run`.
 
 mod app;
 mod cli_attempts;
+mod daemonlog;
 mod local;
+mod logging;
 mod nm;
 mod top;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -30,7 +36,7 @@ use weft_rm::client::{ClientError, RmClient};
 use weft_rm::config::ListenAddress;
 use weft_rm::dto::ResourceDto;
 use weft_rm::load::LoadConfig;
-use weft_rm::{Clock, RmConfig, Service, cli};
+use weft_rm::{Clock, Embedding, RmConfig, Service, cli};
 
 /// glibc's allocator showed up as a fifth of the RM's time under load
 /// (many small, short-lived allocations across threads); mimalloc does not.
@@ -80,6 +86,8 @@ enum Command {
     Rmadmin(RmadminArgs),
     /// A refreshing view of the cluster and its busiest applications, as `yarn top`.
     Top(top::TopArgs),
+    /// A daemon's log levels: -getlevel <host:port> <target>, -setlevel <host:port> <target> <level>.
+    Daemonlog(daemonlog::DaemonlogArgs),
     /// Drive a running RM with simulated NodeManagers and ApplicationMasters.
     Load(LoadArgs),
     /// Replay a workload through the scheduler on virtual time (no service needed).
@@ -122,11 +130,14 @@ struct Client {
 impl Client {
     /// The user to act as.
     fn user(&self) -> String {
-        self.user
-            .clone()
-            .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
-            .unwrap_or_else(|| "dr.who".to_owned())
+        user_or_default(self.user.clone())
     }
+}
+
+/// `user`, else `$USER`, else Hadoop's anonymous `dr.who`.
+pub(crate) fn user_or_default(user: Option<String>) -> String {
+    user.or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+        .unwrap_or_else(|| "dr.who".to_owned())
 }
 
 /// How long one call of a one-shot client command waits for the RM unless
@@ -136,7 +147,7 @@ impl Client {
 /// from a script should rather fail and say which RM did not answer. Half a
 /// minute is far longer than a busy RM takes to answer a report, a kill or
 /// a refresh, so a slow RM is not taken for a stuck one.
-const CLIENT_REQUEST_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const CLIENT_REQUEST_TIMEOUT_MS: u64 = 30_000;
 
 /// [`Client`] for the one-shot commands (`application`, `queue`, `node`,
 /// `rmadmin`, `app status|list|kill`), whose every call to the RM has a time
@@ -503,19 +514,6 @@ fn yarn_spellings(args: impl Iterator<Item = String>) -> Vec<String> {
     .collect()
 }
 
-fn init_logging(format: LogFormat, default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr);
-    match format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().init(),
-    }
-}
-
 #[expect(
     clippy::print_stderr,
     reason = "errors before and after logging go to stderr"
@@ -546,7 +544,7 @@ fn main() -> ExitCode {
     } else {
         "info"
     };
-    init_logging(args.log_format, level);
+    let log_levels = logging::init(args.log_format, level);
     // `weft load --threads 1` runs on one thread: each request costs less
     // without work stealing, which helps on a machine the load generator
     // has to itself with the RM; on a busy machine more threads get it more
@@ -567,7 +565,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(args.command)) {
+    match runtime.block_on(run(args.command, log_levels)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("weft: {}", describe(&e));
@@ -593,11 +591,12 @@ fn describe(e: &anyhow::Error) -> String {
     text
 }
 
-async fn run(command: Command) -> anyhow::Result<()> {
+/// Runs `command`; the RM's `/logLevel` changes `log_levels`.
+async fn run(command: Command, log_levels: Arc<logging::ReloadableFilter>) -> anyhow::Result<()> {
     match command {
-        Command::Rm(a) => rm(a).await,
+        Command::Rm(a) => rm(a, log_levels).await,
         Command::Nm(a) => nm::run(a).await,
-        Command::Local(a) => local::run(a).await,
+        Command::Local(a) => local::run(a, log_levels).await,
         Command::App(a) => app::run(a).await,
         Command::Application(a) => application(a).await,
         Command::Applicationattempt(a) => cli_attempts::application_attempt(a).await,
@@ -610,6 +609,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Node(a) => node(a).await,
         Command::Rmadmin(a) => rmadmin(a).await,
         Command::Top(a) => top::run(a).await,
+        Command::Daemonlog(a) => daemonlog::run(a).await,
         Command::Load(a) => load(a).await,
         // Handled in `main`, before any runtime starts.
         Command::Sim(a) => weft_sim::cli::run(a),
@@ -621,7 +621,7 @@ pub(crate) fn print(text: String) {
     print!("{text}");
 }
 
-async fn rm(a: RmArgs) -> anyhow::Result<()> {
+async fn rm(a: RmArgs, log_levels: Arc<logging::ReloadableFilter>) -> anyhow::Result<()> {
     let dir = a.conf.or_else(weft_rm::config::default_conf_dir);
     let mut config = RmConfig::load(dir.as_deref()).context("cannot load the configuration")?;
     for w in &config.warnings {
@@ -637,7 +637,14 @@ async fn rm(a: RmArgs) -> anyhow::Result<()> {
         .listen
         .map_or_else(|| config.service.listen.clone(), ListenAddress::from);
     let source = config.source.clone();
-    let service = Service::start(config, Clock::start())?;
+    let service = Service::start_with(
+        config,
+        Clock::start(),
+        Embedding {
+            log_levels: Some(log_levels),
+            ..Embedding::default()
+        },
+    )?;
     // A host name (Hadoop's webapp address usually is one) is looked up here.
     let listener = tokio::net::TcpListener::bind(listen.to_string())
         .await

@@ -1644,6 +1644,7 @@ mod fuzz {
         "/jmx?{q}",
         "/conf?{q}",
         "/isActive?{q}",
+        "/logLevel?{q}",
         "/metrics?{q}",
         "/cluster?{q}",
         "/cluster/apps/{seg}?{q}",
@@ -1712,6 +1713,8 @@ mod fuzz {
                 "name",
                 "groupBy",
                 "format",
+                "log",
+                "level",
             ][..],
         );
         let value = prop_oneof![
@@ -1725,6 +1728,8 @@ mod fuzz {
             Just("MAPREDUCE,SPARK".to_owned()),
             Just("json".to_owned()),
             Just("yarn.admin.acl".to_owned()),
+            Just("weft_rm::actor".to_owned()),
+            Just("DEBUG".to_owned()),
             "\\PC{0,12}".prop_map(|t| encoded(&t)),
         ];
         prop::collection::vec((key, value), 0..4).prop_map(|kvs| {
@@ -2250,6 +2255,7 @@ mod explain;
 mod history;
 mod jmx;
 mod lifetime;
+mod log_level;
 mod node_health;
 mod node_resize;
 mod topology;
