@@ -57,6 +57,7 @@ use crate::metrics::{Metrics, SchedulerMetrics};
 use crate::state_store::drains::{DrainStore, StoredDrain};
 use crate::state_store::{StateStore, Stored};
 use crate::token::{TokenLedger, TokenSource};
+use crate::utilization::NodeUtilization;
 use crate::view::{AmPlacement, AppExtra, AppView, MIN_KEPT_ATTEMPTS, View};
 
 mod drains;
@@ -211,6 +212,8 @@ type Tx<T> = oneshot::Sender<Result<T, RmError>>;
 pub(crate) enum Command {
     RegisterNode {
         reg: NodeRegistration,
+        /// The machine's own size, if the node gave it.
+        physical: Option<Resource>,
         reply: Tx<NodeRegistered>,
     },
     Heartbeat {
@@ -218,6 +221,8 @@ pub(crate) enum Command {
         response_id: u64,
         /// The node's diagnostics of containers it reports complete.
         diagnostics: Vec<(ContainerId, String)>,
+        /// What the node measured of its use, if it did.
+        utilization: Option<NodeUtilization>,
         reply: Tx<Arc<NodeHeartbeatResponse>>,
     },
     UnregisterNode {
@@ -373,8 +378,22 @@ impl RmHandle {
 
     /// Registers (or re-registers) a node.
     pub async fn register_node(&self, reg: NodeRegistration) -> Result<NodeRegistered, RmError> {
-        self.call(|reply| Command::RegisterNode { reg, reply })
-            .await
+        self.register_node_with_physical(reg, None).await
+    }
+
+    /// Registers (or re-registers) a node that gave its machine's own
+    /// size, which scales the use it reports (`utilization`).
+    pub async fn register_node_with_physical(
+        &self,
+        reg: NodeRegistration,
+        physical: Option<Resource>,
+    ) -> Result<NodeRegistered, RmError> {
+        self.call(|reply| Command::RegisterNode {
+            reg,
+            physical,
+            reply,
+        })
+        .await
     }
 
     /// A node heartbeat carrying `response_id`.
@@ -396,10 +415,24 @@ impl RmHandle {
         response_id: u64,
         diagnostics: Vec<(ContainerId, String)>,
     ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
+        self.heartbeat_with_reports(hb, response_id, diagnostics, None)
+            .await
+    }
+
+    /// As `heartbeat_with_diagnostics`, with what the node measured of its
+    /// use, kept for the views (never given to the scheduler).
+    pub async fn heartbeat_with_reports(
+        &self,
+        hb: NodeHeartbeat,
+        response_id: u64,
+        diagnostics: Vec<(ContainerId, String)>,
+        utilization: Option<NodeUtilization>,
+    ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
         self.call(|reply| Command::Heartbeat {
             hb,
             response_id,
             diagnostics,
+            utilization,
             reply,
         })
         .await
@@ -638,6 +671,8 @@ struct NodeSession {
     last_response_id: u64,
     last: Option<Arc<NodeHeartbeatResponse>>,
     http_address: String,
+    /// What the node last reported of its use, and its machine's size.
+    utilization: NodeUtilization,
 }
 
 #[derive(Default)]
@@ -860,6 +895,12 @@ impl Actor {
             self.clock.epoch_origin_ms(),
         );
         view.drain_timeouts = self.drain_timeouts.clone();
+        view.utilization = self
+            .nodes
+            .iter()
+            .filter(|(_, s)| s.utilization.node.is_some() || s.utilization.containers.is_some())
+            .map(|(id, s)| (id.clone(), s.utilization))
+            .collect();
         // Forget what the core itself has forgotten (apps trimmed from history).
         self.extras.retain(|id, _| view.apps.contains_key(id));
         self.metrics.publish(&view);
@@ -882,17 +923,22 @@ impl Actor {
         let was_dirty = self.dirty;
         self.dirty = true;
         match cmd {
-            Command::RegisterNode { reg, reply } => {
-                let res = self.register_node(now, reg);
+            Command::RegisterNode {
+                reg,
+                physical,
+                reply,
+            } => {
+                let res = self.register_node(now, reg, physical);
                 let _ = reply.send(res);
             }
             Command::Heartbeat {
                 hb,
                 response_id,
                 diagnostics,
+                utilization,
                 reply,
             } => {
-                let res = self.heartbeat(now, hb, response_id, diagnostics);
+                let res = self.heartbeat(now, hb, response_id, diagnostics, utilization);
                 let _ = reply.send(res);
             }
             Command::UnregisterNode { node, reply } => {
@@ -1131,6 +1177,7 @@ impl Actor {
         &mut self,
         now: Time,
         mut reg: NodeRegistration,
+        physical: Option<Resource>,
     ) -> Result<NodeRegistered, RmError> {
         let node = reg.node.clone();
         // As in Hadoop, a node that was draining may come back (it
@@ -1173,6 +1220,10 @@ impl Actor {
                     node.clone(),
                     NodeSession {
                         http_address,
+                        utilization: NodeUtilization {
+                            physical,
+                            ..NodeUtilization::default()
+                        },
                         ..NodeSession::default()
                     },
                 );
@@ -1201,6 +1252,7 @@ impl Actor {
         hb: NodeHeartbeat,
         response_id: u64,
         diagnostics: Vec<(ContainerId, String)>,
+        utilization: Option<NodeUtilization>,
     ) -> Result<Arc<NodeHeartbeatResponse>, RmError> {
         let Some(session) = self.nodes.get(&hb.node) else {
             // A decommissioned node has no session: whatever responseId it
@@ -1273,6 +1325,12 @@ impl Actor {
         if let Some(session) = self.nodes.get_mut(&node) {
             session.last_response_id = response_id.saturating_add(1);
             session.last = Some(res.clone());
+            // A node that stops reporting (an older agent after an upgrade
+            // went wrong) keeps its last figures, as Hadoop keeps them.
+            if let Some(u) = utilization {
+                session.utilization.node = u.node.or(session.utilization.node);
+                session.utilization.containers = u.containers.or(session.utilization.containers);
+            }
         }
         Ok(res)
     }

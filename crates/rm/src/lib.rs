@@ -8,7 +8,7 @@
 //! system or a file (`groups`), the include and exclude lists of
 //! nodes (`hosts`), the sizes operators give nodes (`dynamic_resources`),
 //! the racks the RM resolves for nodes with Hadoop's topology mappings
-//! (`topology`),
+//! (`topology`), what nodes report they actually use (`utilization`),
 //! the wire formats (`dto`, with the ISO 8601 times of the timeout API in
 //! `iso8601`),
 //! Prometheus metrics (`metrics`), live reload of the allocation
@@ -50,6 +50,7 @@ pub mod state_store;
 mod testing;
 pub mod token;
 pub mod topology;
+pub mod utilization;
 pub mod view;
 
 pub use actor::{RmError, RmHandle};

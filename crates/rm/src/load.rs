@@ -879,6 +879,8 @@ async fn register_node(
         http_address: Some(format!("{}:8042", node.id.split(':').next().unwrap_or(""))),
         capability: config.node,
         containers: Vec::new(),
+        // Simulated nodes have no machine to measure.
+        physical_resource: None,
     };
     let res: NodeRegisterResponse = client
         .call(Method::POST, "/ws/v1/nm/register", Some(&body))
@@ -974,6 +976,8 @@ async fn heartbeat(
         response_id: node.response_id,
         containers: statuses,
         node_health_status: None,
+        node_utilization: None,
+        containers_utilization: None,
     };
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     let sent = Instant::now();

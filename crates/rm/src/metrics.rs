@@ -127,6 +127,17 @@ pub mod names {
     pub const CLUSTER_AVAILABLE_VCORES: &str = "weft_cluster_available_vcores";
     /// Gauge: live containers.
     pub const CLUSTER_CONTAINERS: &str = "weft_cluster_containers";
+    /// Gauge: live nodes whose latest heartbeat reported their use (the
+    /// utilization gauges below sum over these only).
+    pub const CLUSTER_UTILIZATION_NODES: &str = "weft_cluster_utilization_reporting_nodes";
+    /// Gauge: physical memory the reporting nodes' machines use, all processes.
+    pub const CLUSTER_NODE_USED_MEMORY: &str = "weft_cluster_node_used_memory_bytes";
+    /// Gauge: processors the reporting nodes' machines keep busy.
+    pub const CLUSTER_NODE_USED_CPU: &str = "weft_cluster_node_used_cpu_cores";
+    /// Gauge: physical memory the reporting nodes' containers use.
+    pub const CLUSTER_CONTAINERS_USED_MEMORY: &str = "weft_cluster_containers_used_memory_bytes";
+    /// Gauge: processors the reporting nodes' containers keep busy.
+    pub const CLUSTER_CONTAINERS_USED_CPU: &str = "weft_cluster_containers_used_cpu_cores";
     /// Histogram: node heartbeat handling time, request to answer.
     pub const HEARTBEAT_DURATION: &str = "weft_scheduler_node_heartbeat_duration_seconds";
     /// Histogram: AM allocate call handling time, request to answer.
@@ -378,6 +389,31 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
         "Live containers.",
     ),
     (
+        names::CLUSTER_UTILIZATION_NODES,
+        Some(Unit::Count),
+        "Live nodes that report what they use; the used-memory and used-CPU gauges sum over these only.",
+    ),
+    (
+        names::CLUSTER_NODE_USED_MEMORY,
+        Some(Unit::Bytes),
+        "Physical memory in use on the reporting nodes' machines, by every process, as their node agents last measured it.",
+    ),
+    (
+        names::CLUSTER_NODE_USED_CPU,
+        None,
+        "Processors kept busy on the reporting nodes' machines, by every process (1 is one processor fully busy).",
+    ),
+    (
+        names::CLUSTER_CONTAINERS_USED_MEMORY,
+        Some(Unit::Bytes),
+        "Physical memory in use by the reporting nodes' containers, to compare with the memory allocated to them.",
+    ),
+    (
+        names::CLUSTER_CONTAINERS_USED_CPU,
+        None,
+        "Processors kept busy by the reporting nodes' containers (1 is one processor fully busy).",
+    ),
+    (
         names::HEARTBEAT_DURATION,
         Some(Unit::Seconds),
         "Time to handle a node heartbeat, from request to answer.",
@@ -592,6 +628,8 @@ pub(crate) struct SchedulerMetrics {
     capacity: [Gauge; 2],
     available: [Gauge; 2],
     containers: Gauge,
+    /// Reporting nodes, node memory and CPU, containers' memory and CPU.
+    utilization: [Gauge; 5],
 }
 
 struct QueueMetrics {
@@ -727,6 +765,14 @@ impl SchedulerMetrics {
                 m.gauge(names::CLUSTER_AVAILABLE_VCORES, vec![]),
             ],
             containers: m.gauge(names::CLUSTER_CONTAINERS, vec![]),
+            utilization: [
+                names::CLUSTER_UTILIZATION_NODES,
+                names::CLUSTER_NODE_USED_MEMORY,
+                names::CLUSTER_NODE_USED_CPU,
+                names::CLUSTER_CONTAINERS_USED_MEMORY,
+                names::CLUSTER_CONTAINERS_USED_CPU,
+            ]
+            .map(|name| m.gauge(name, vec![])),
             queues: BTreeMap::new(),
             metrics,
         }
@@ -855,6 +901,17 @@ impl SchedulerMetrics {
             g.set(v);
         }
         self.containers.set(c.containers as f64);
+        let u = view.cluster_utilization();
+        let values = [
+            f64::from(u.reporting_nodes),
+            u.node_pmem_mb as f64 * MB,
+            u.node_cpu,
+            u.containers_pmem_mb as f64 * MB,
+            u.containers_cpu,
+        ];
+        for (g, v) in self.utilization.iter().zip(values) {
+            g.set(v);
+        }
         for (leaf, counts) in std::mem::take(&mut self.container_counts) {
             self.for_queue_and_ancestors(&leaf, |q| {
                 for ((c, total), n) in q

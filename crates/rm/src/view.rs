@@ -5,7 +5,8 @@
 //! When to rebuild is the actor's decision; turning a snapshot into JSON is
 //! the DTO modules'. What the shell alone knows about an app (its launch
 //! context, its own ACLs, where its AM runs, its earlier attempts) is kept
-//! here too, in `AppExtra`.
+//! here too, in `AppExtra`, and so is what nodes report of their use
+//! (`utilization`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use weft_model::{AppId, AttemptId, ContainerId, NodeId, QueuePath, Time};
 
 use crate::access::AppAcls;
 use crate::hosts::TimeoutSecs;
+use crate::utilization::{ClusterUtilization, NodeUtilization};
 
 /// One consistent picture of the RM, as of `now`.
 #[derive(Clone, Debug, Default)]
@@ -42,6 +44,9 @@ pub struct View {
     /// actor's metrics keep these, not the core); set by the actor after
     /// `build`. A queue that has counted nothing yet may be missing.
     pub queue_counts: BTreeMap<QueuePath, QueueCounts>,
+    /// What each node last reported of its use (the core never sees it);
+    /// set by the actor after `build`. Nodes that never reported are missing.
+    pub utilization: BTreeMap<NodeId, NodeUtilization>,
 }
 
 /// A queue's running totals since the service started, its subtree's
@@ -215,12 +220,18 @@ impl View {
             nodes: core.node_reports(),
             drain_timeouts: BTreeMap::new(),
             queue_counts: BTreeMap::new(),
+            utilization: BTreeMap::new(),
         }
     }
 
     /// Wall-clock milliseconds of core time `t`.
     pub fn epoch_ms(&self, t: Time) -> u64 {
         self.epoch_origin_ms + t.as_millis()
+    }
+
+    /// The cluster's utilization over the live nodes that reported it.
+    pub fn cluster_utilization(&self) -> ClusterUtilization {
+        ClusterUtilization::sum(&self.nodes, |n| self.utilization.get(&n.id))
     }
 
     /// The queue at `path`.

@@ -14,6 +14,7 @@ use weft_queue_tree::QueueKind;
 
 use crate::dto::{EpochMillis, InvalidField, ResourceDto};
 use crate::reload::ReloadStatus;
+use crate::utilization::NodeUtilization;
 use crate::view::View;
 
 /// `GET /ws/v1/cluster/info`.
@@ -113,6 +114,13 @@ pub struct ClusterMetricsDto {
     pub pending_virtual_cores: u64,
     /// Vcores of running nodes.
     pub total_virtual_cores: u64,
+    /// Memory the live nodes report in use, scaled to what each offers, as
+    /// a whole percentage of `totalMB` (0 until a node reports).
+    #[serde(rename = "utilizedMBPercent")]
+    pub utilized_mb_percent: u64,
+    /// CPU the live nodes report in use, scaled to the vcores each offers,
+    /// as a whole percentage of `totalVirtualCores`.
+    pub utilized_virtual_cores_percent: u64,
     /// Live containers.
     pub containers_allocated: u64,
     /// Reservations.
@@ -143,6 +151,8 @@ impl ClusterMetricsDto {
     pub fn from_view(view: &View) -> ClusterMetricsDto {
         let m = &view.cluster;
         let available = m.total.saturating_sub(m.allocated);
+        let (utilized_mb_percent, utilized_virtual_cores_percent) =
+            view.cluster_utilization().percent_of(m.total);
         ClusterMetricsDto {
             apps_submitted: m.apps_submitted,
             apps_completed: m.apps_completed,
@@ -160,6 +170,8 @@ impl ClusterMetricsDto {
             allocated_virtual_cores: m.allocated.vcores(),
             pending_virtual_cores: m.pending.vcores(),
             total_virtual_cores: m.total.vcores(),
+            utilized_mb_percent,
+            utilized_virtual_cores_percent,
             containers_allocated: m.containers,
             containers_reserved: m.containers_reserved,
             containers_pending: m.containers_pending,
@@ -408,7 +420,7 @@ fn queue_dto(view: &View, active: &BTreeMap<&QueuePath, u32>, idx: usize) -> Que
 }
 
 /// `GET /ws/v1/cluster/nodes`: `{"nodes":{"node":[...]}}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NodesDto {
     /// The nodes (absent when there are none, as Hadoop writes it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -416,7 +428,7 @@ pub struct NodesDto {
 }
 
 /// One node, in Hadoop's `NodeInfo` shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeDto {
     /// Rack.
@@ -457,6 +469,9 @@ pub struct NodeDto {
     pub available_resource: ResourceDto,
     /// Weft's addition: held by a reservation.
     pub reserved_resource: ResourceDto,
+    /// What the node last reported it uses; zeros until it reports, as
+    /// Hadoop writes it.
+    pub resource_utilization: ResourceUtilizationInfoDto,
     /// A draining node's graceful-decommission timeout in seconds, as it
     /// was asked for (negative: none); absent for other nodes. Hadoop's
     /// `NodeReport` field of this name.
@@ -494,10 +509,54 @@ impl NodeDto {
             used_resource: ResourceDto::from_resource(n.allocated),
             available_resource: ResourceDto::from_resource(available),
             reserved_resource: ResourceDto::from_resource(n.reserved),
+            resource_utilization: ResourceUtilizationInfoDto::from_utilization(
+                view.utilization.get(&n.id),
+            ),
             decommissioning_timeout: (n.state == NodeState::Decommissioning)
                 .then(|| view.drain_timeouts.get(&n.id).map(|t| t.0))
                 .flatten(),
             decommissioning_deadline: n.drain_deadline.map(|t| view.epoch_ms(t)),
+        }
+    }
+}
+
+/// A node's reported use, in Hadoop's `ResourceUtilizationInfo` shape:
+/// memory in MB, CPU in processors (1.0 is one processor fully busy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUtilizationInfoDto {
+    /// The machine's physical memory in use.
+    #[serde(rename = "nodePhysicalMemoryMB")]
+    pub node_physical_memory_mb: u64,
+    /// The machine's virtual memory in use.
+    #[serde(rename = "nodeVirtualMemoryMB")]
+    pub node_virtual_memory_mb: u64,
+    /// The machine's CPU in use.
+    #[serde(rename = "nodeCPUUsage")]
+    pub node_cpu_usage: f64,
+    /// The containers' physical memory in use, together.
+    #[serde(rename = "aggregatedContainersPhysicalMemoryMB")]
+    pub aggregated_containers_physical_memory_mb: u64,
+    /// The containers' virtual memory in use, together.
+    #[serde(rename = "aggregatedContainersVirtualMemoryMB")]
+    pub aggregated_containers_virtual_memory_mb: u64,
+    /// The containers' CPU in use, together.
+    #[serde(rename = "containersCPUUsage")]
+    pub containers_cpu_usage: f64,
+}
+
+impl ResourceUtilizationInfoDto {
+    /// The wire form of a node's reported use; zeros for what it has not
+    /// reported.
+    pub fn from_utilization(u: Option<&NodeUtilization>) -> ResourceUtilizationInfoDto {
+        let node = u.and_then(|u| u.node).unwrap_or_default();
+        let containers = u.and_then(|u| u.containers).unwrap_or_default();
+        ResourceUtilizationInfoDto {
+            node_physical_memory_mb: node.pmem_mb,
+            node_virtual_memory_mb: node.vmem_mb,
+            node_cpu_usage: node.cpu,
+            aggregated_containers_physical_memory_mb: containers.pmem_mb,
+            aggregated_containers_virtual_memory_mb: containers.vmem_mb,
+            containers_cpu_usage: containers.cpu,
         }
     }
 }

@@ -16,6 +16,7 @@ use weft_model::{AppId, ContainerId, NodeId, Priority};
 
 use crate::dto::{InvalidField, ResourceDto, as_text, parse_field};
 use crate::token::ContainerToken;
+use crate::utilization::{NodeUtilization, Utilization};
 
 /// `POST /ws/v1/nm/register`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,11 @@ pub struct NodeRegisterRequest {
     /// Containers still running (after an RM or NM restart).
     #[serde(default)]
     pub containers: Vec<RunningContainerDto>,
+    /// The machine's own memory and processors (Hadoop's
+    /// `physicalResource`), which scale the node's reported use to the
+    /// capability it offers; absent when the node does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical_resource: Option<ResourceDto>,
 }
 
 /// A container a registering node still runs.
@@ -50,6 +56,11 @@ pub struct RunningContainerDto {
 }
 
 impl NodeRegisterRequest {
+    /// The machine's own size, if the node gave it.
+    pub fn physical(&self) -> Option<weft_model::Resource> {
+        self.physical_resource.map(|r| r.to_resource())
+    }
+
     /// The core's form, or the first field that makes no sense.
     pub fn to_registration(&self) -> Result<NodeRegistration, InvalidField> {
         let node: NodeId = parse_field("nodeId", &self.node_id)?;
@@ -112,6 +123,79 @@ pub struct NodeHeartbeatRequest {
     /// What the node's health checker says; absent means healthy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_health_status: Option<NodeHealthDto>,
+    /// What the whole machine uses (Hadoop's `NodeStatus.nodeUtilization`);
+    /// absent when the node does not measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_utilization: Option<ResourceUtilizationDto>,
+    /// What the node's containers use together (Hadoop's
+    /// `NodeStatus.containersUtilization`); absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containers_utilization: Option<ResourceUtilizationDto>,
+}
+
+/// YARN's `ResourceUtilization`: memory in MB, CPU in processors.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUtilizationDto {
+    /// Physical memory in use, MB.
+    pub pmem: i64,
+    /// Virtual memory in use, MB.
+    pub vmem: i64,
+    /// CPU in use, in processors: 1.0 is one processor fully busy, as
+    /// YARN's `ResourceUtilization.cpu` (not a fraction of the node).
+    pub cpu: f64,
+}
+
+/// More memory than this (1 EiB) in a report is a broken measurement.
+const MAX_UTILIZATION_MB: i64 = 1 << 40;
+/// More processors than this in a report is a broken measurement.
+const MAX_UTILIZATION_CPU: f64 = 1_048_576.0;
+
+impl ResourceUtilizationDto {
+    /// The checked form, or the first field under `field` that makes no
+    /// sense (negative, not a number, or beyond any machine).
+    pub fn to_utilization(&self, field: &str) -> Result<Utilization, InvalidField> {
+        let mb = |name: &str, v: i64| {
+            if !(0..=MAX_UTILIZATION_MB).contains(&v) {
+                return Err(InvalidField::new(
+                    format!("{field}.{name}"),
+                    format!(
+                        "{v} MB is not a measurement of memory in use; expected 0 to {MAX_UTILIZATION_MB}"
+                    ),
+                ));
+            }
+            Ok(v as u64)
+        };
+        let pmem_mb = mb("pmem", self.pmem)?;
+        let vmem_mb = mb("vmem", self.vmem)?;
+        if !self.cpu.is_finite() || !(0.0..=MAX_UTILIZATION_CPU).contains(&self.cpu) {
+            return Err(InvalidField::new(
+                format!("{field}.cpu"),
+                format!(
+                    "{} is not a measurement of processors in use; expected 0 to {MAX_UTILIZATION_CPU}",
+                    // Huge values in exponent form, not hundreds of digits.
+                    if self.cpu.abs() < 1e9 {
+                        self.cpu.to_string()
+                    } else {
+                        format!("{:e}", self.cpu)
+                    }
+                ),
+            ));
+        }
+        Ok(Utilization {
+            pmem_mb,
+            vmem_mb,
+            cpu: self.cpu,
+        })
+    }
+
+    /// The wire form of `u`.
+    pub fn from_utilization(u: Utilization) -> ResourceUtilizationDto {
+        ResourceUtilizationDto {
+            pmem: i64::try_from(u.pmem_mb).unwrap_or(i64::MAX),
+            vmem: i64::try_from(u.vmem_mb).unwrap_or(i64::MAX),
+            cpu: u.cpu,
+        }
+    }
 }
 
 /// A node's health, as YARN's `NodeHealthStatus` has it.
@@ -189,6 +273,28 @@ impl NodeHeartbeatRequest {
             statuses,
             unhealthy,
         })
+    }
+
+    /// The utilization the node reports, checked (without the machine's
+    /// size, which came with the registration); `None` when it reports
+    /// none (older agents, the load generator).
+    pub fn utilization(&self) -> Result<Option<NodeUtilization>, InvalidField> {
+        if self.node_utilization.is_none() && self.containers_utilization.is_none() {
+            return Ok(None);
+        }
+        let node = self
+            .node_utilization
+            .map(|u| u.to_utilization("nodeUtilization"))
+            .transpose()?;
+        let containers = self
+            .containers_utilization
+            .map(|u| u.to_utilization("containersUtilization"))
+            .transpose()?;
+        Ok(Some(NodeUtilization {
+            node,
+            containers,
+            physical: None,
+        }))
     }
 
     /// The node's diagnostics of the containers it reports complete (only

@@ -31,7 +31,10 @@ pub(super) async fn register(State(s): State<ApiState>, req: Request) -> Respons
             reg.rack = rack;
         }
         let node = reg.node.to_string();
-        let registered = s.rm().register_node(reg).await?;
+        let registered = s
+            .rm()
+            .register_node_with_physical(reg, body.physical())
+            .await?;
         Ok(json_response(&NodeRegisterResponse {
             node_action: "NORMAL".to_owned(),
             node_id: node,
@@ -50,10 +53,11 @@ pub(super) async fn heartbeat(State(s): State<ApiState>, req: Request) -> Respon
     timed(Some(histogram), "/ws/v1/nm/heartbeat", async {
         let Payload(body) = Payload::<NodeHeartbeatRequest>::from_request(req, &s).await?;
         let hb = body.to_heartbeat()?;
+        let utilization = body.utilization()?;
         let diagnostics = body.completed_diagnostics();
         let reply = s
             .rm()
-            .heartbeat_with_diagnostics(hb, body.response_id, diagnostics)
+            .heartbeat_with_reports(hb, body.response_id, diagnostics, utilization)
             .await?;
         Ok(json_response(&*reply))
     })

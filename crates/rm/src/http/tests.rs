@@ -1208,7 +1208,7 @@ async fn nodes() {
     let v = get(r, "/ws/v1/cluster/nodes").await.json();
     let n = &v["nodes"]["node"];
     assert_eq!(n.as_array().unwrap().len(), 2);
-    expect![[r#"{"availMemoryMB":7168,"availableResource":{"memory":7168,"vCores":7},"availableVirtualCores":7,"healthReport":"","id":"h1:8041","lastHealthUpdate":1700000000000,"nodeHTTPAddress":"h1:8042","nodeHostName":"h1","numContainers":1,"rack":"/r1","reservedResource":{"memory":0,"vCores":0},"state":"RUNNING","totalResource":{"memory":8192,"vCores":8},"usedMemoryMB":1024,"usedResource":{"memory":1024,"vCores":1},"usedVirtualCores":1,"version":""}"#]]
+    expect![[r#"{"availMemoryMB":7168,"availableResource":{"memory":7168,"vCores":7},"availableVirtualCores":7,"healthReport":"","id":"h1:8041","lastHealthUpdate":1700000000000,"nodeHTTPAddress":"h1:8042","nodeHostName":"h1","numContainers":1,"rack":"/r1","reservedResource":{"memory":0,"vCores":0},"resourceUtilization":{"aggregatedContainersPhysicalMemoryMB":0,"aggregatedContainersVirtualMemoryMB":0,"containersCPUUsage":0.0,"nodeCPUUsage":0.0,"nodePhysicalMemoryMB":0,"nodeVirtualMemoryMB":0},"state":"RUNNING","totalResource":{"memory":8192,"vCores":8},"usedMemoryMB":1024,"usedResource":{"memory":1024,"vCores":1},"usedVirtualCores":1,"version":""}"#]]
         .assert_eq(&n[0].to_string());
     assert_eq!(
         get(r, "/ws/v1/cluster/nodes/h2:8041").await.json()["node"]["totalResource"]["memory"],
@@ -1268,7 +1268,7 @@ async fn cluster_metrics_and_scheduler_tree() {
     // Let the update pass compute fair shares.
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let m = get(r, "/ws/v1/cluster/metrics").await.json();
-    expect![[r#"{"clusterMetrics":{"activeNodes":2,"allocatedMB":2048,"allocatedVirtualCores":2,"appsCompleted":0,"appsFailed":0,"appsKilled":0,"appsPending":0,"appsRunning":2,"appsSubmitted":2,"availableMB":14336,"availableVirtualCores":14,"containersAllocated":2,"containersPending":40,"containersReserved":0,"decommissionedNodes":0,"decommissioningNodes":0,"lostNodes":0,"pendingMB":40960,"pendingVirtualCores":40,"rebootedNodes":0,"reservedMB":0,"reservedVirtualCores":0,"shutdownNodes":0,"totalMB":16384,"totalNodes":2,"totalVirtualCores":16,"unhealthyNodes":0}}"#]]
+    expect![[r#"{"clusterMetrics":{"activeNodes":2,"allocatedMB":2048,"allocatedVirtualCores":2,"appsCompleted":0,"appsFailed":0,"appsKilled":0,"appsPending":0,"appsRunning":2,"appsSubmitted":2,"availableMB":14336,"availableVirtualCores":14,"containersAllocated":2,"containersPending":40,"containersReserved":0,"decommissionedNodes":0,"decommissioningNodes":0,"lostNodes":0,"pendingMB":40960,"pendingVirtualCores":40,"rebootedNodes":0,"reservedMB":0,"reservedVirtualCores":0,"shutdownNodes":0,"totalMB":16384,"totalNodes":2,"totalVirtualCores":16,"unhealthyNodes":0,"utilizedMBPercent":0,"utilizedVirtualCoresPercent":0}}"#]]
         .assert_eq(&m.to_string());
     let s = get(r, "/ws/v1/cluster/scheduler").await.json();
     assert_eq!(
@@ -2260,3 +2260,4 @@ mod node_health;
 mod node_resize;
 mod topology;
 mod ui;
+mod utilization;

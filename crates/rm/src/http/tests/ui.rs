@@ -287,7 +287,7 @@ async fn the_nodes_pages_show_state_usage_and_filter() {
     let body = page(r, "/cluster/nodes").await;
     assert!(body.contains("<p>2 nodes.</p>"), "{body}");
     expect![[r#"
-        <tr><td><a href="/cluster/node/h2:8041">h2:8041</a></td><td>/r1</td><td>RUNNING</td><td></td><td>2023-11-14T22:13:20Z</td><td class="num">1</td><td class="num">1.0 GB / 4.0 GB</td><td class="num">1 / 4</td><td class="num"></td><td></td><td>h2:8042</td></tr>
+        <tr><td><a href="/cluster/node/h2:8041">h2:8041</a></td><td>/r1</td><td>RUNNING</td><td></td><td>2023-11-14T22:13:20Z</td><td class="num">1</td><td class="num">1.0 GB / 4.0 GB</td><td class="num">1 / 4</td><td class="num"></td><td class="num">not reported</td><td></td><td>h2:8042</td></tr>
     "#]]
     .assert_eq(&fragment(&body, r#"<tr><td><a href="/cluster/node/h2:8041""#, "</tr>"));
     let body = page(r, "/cluster/nodes?states=running,unhealthy").await;

@@ -1,6 +1,7 @@
 //! `/cluster/nodes` (and Hadoop's `/cluster/nodes/{STATE}`): the nodes the
 //! REST list's `states=` filter selects (`NodeFilter`), as `NodeDto`s; and
-//! `/cluster/node/{nodeId}`: one node, with the AMs running on it.
+//! `/cluster/node/{nodeId}`: one node, with the AMs running on it. Both
+//! show what the node reports it uses beside what it was allocated.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -8,7 +9,7 @@ use axum::response::Response;
 
 use crate::dto::ResourceDto;
 use crate::dto::apps::AppDto;
-use crate::dto::cluster::{NodeDto, NodeFilter};
+use crate::dto::cluster::{NodeDto, NodeFilter, ResourceUtilizationInfoDto};
 use crate::http::codec::Params;
 use crate::http::error::ApiError;
 use crate::http::ui::html::{Href, Html};
@@ -139,6 +140,21 @@ fn node_page(view: &View, q: Query, node: Result<NodeParam, ApiError>) -> Result
         row(h, "Used", &format::resource(n.used_resource));
         row(h, "Available", &format::resource(n.available_resource));
         row(h, "Reserved", &format::resource(n.reserved_resource));
+        let u = &n.resource_utilization;
+        row(
+            h,
+            "In use on the machine",
+            &in_use(u, u.node_physical_memory_mb, u.node_cpu_usage),
+        );
+        row(
+            h,
+            "In use by containers",
+            &in_use(
+                u,
+                u.aggregated_containers_physical_memory_mb,
+                u.containers_cpu_usage,
+            ),
+        );
         if n.state == "DECOMMISSIONING" {
             row(h, "Drain deadline", &drain(&n));
         }
@@ -185,6 +201,7 @@ fn node_table(h: &mut Html, nodes: &[NodeDto]) {
                 "Memory used / capability",
                 "Vcores used / capability",
                 "Reserved",
+                "Containers' memory / processors in use",
                 "Drain deadline",
                 "Web address",
             ] {
@@ -224,6 +241,16 @@ fn node_table(h: &mut Html, nodes: &[NodeDto]) {
                     ),
                 );
                 h.text_el("td", &[("class", "num")], reserved(n.reserved_resource));
+                let u = &n.resource_utilization;
+                h.text_el(
+                    "td",
+                    &[("class", "num")],
+                    in_use(
+                        u,
+                        u.aggregated_containers_physical_memory_mb,
+                        u.containers_cpu_usage,
+                    ),
+                );
                 h.text_el(
                     "td",
                     &[],
@@ -245,6 +272,16 @@ fn reserved(r: ResourceDto) -> String {
     } else {
         format::resource(r)
     }
+}
+
+/// Memory and processors in use, as the node measured them; "not
+/// reported" for a node that never said (its figures are all zero, which a
+/// running machine's are not).
+fn in_use(u: &ResourceUtilizationInfoDto, memory_mb: u64, cpu: f64) -> String {
+    if *u == ResourceUtilizationInfoDto::default() {
+        return "not reported".to_owned();
+    }
+    format!("{} / {cpu:.2}", format::memory(memory_mb))
 }
 
 /// When a draining node is decommissioned at the latest, and the timeout
