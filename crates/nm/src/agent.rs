@@ -25,6 +25,11 @@
 //! heartbeat, and the RM stops its containers (`NODE_UNHEALTHY`) like any
 //! other stop.
 //!
+//! Each fresh heartbeat also carries what the machine and its running
+//! containers use (`utilization`'s meter for the machine, the memory
+//! monitor's latest samples for the containers), or neither where `/proc`
+//! cannot be read.
+//!
 //! Processes are `launch`'s business, memory figures `memory`'s and
 //! `cgroup`'s, the HTTP API `http`'s.
 
@@ -46,7 +51,7 @@ use weft_rm::dto::ResourceDto;
 use weft_rm::dto::nm::{
     ContainerStatusDto, NodeAction, NodeHealthDto, NodeHeartbeatRequest, NodeHeartbeatResponse,
     NodeRegisterRequest, NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse,
-    RunningContainerDto, StopReasonDto,
+    ResourceUtilizationDto, RunningContainerDto, StopReasonDto,
 };
 use weft_rm::token::ContainerToken;
 
@@ -56,6 +61,7 @@ use crate::dto::{ContainerDto, EXIT_CODE_INVALID, LaunchContext, NodeInfoDto};
 use crate::health::{self, Health};
 use crate::launch::{self, ContainerDirs, LAUNCH_FAILED, Launch};
 use crate::memory::{KILLED_EXCEEDED_PMEM, ProcessTable, over_limit_diagnostic};
+use crate::utilization::{CpuRate, NodeMeter};
 
 /// YARN's exit status of a container that was released or lost (`ABORTED`).
 const ABORTED: i32 = -100;
@@ -318,6 +324,7 @@ impl NodeManager {
             commands_tx: tx,
             end: None,
             ended: ended_tx,
+            meter: NodeMeter::new(Path::new("/proc")),
             config,
             started_ms,
             health: health_rx,
@@ -451,6 +458,13 @@ struct Container {
     diagnostics: String,
     /// Memory at the last sample, in bytes.
     memory_used: Option<u64>,
+    /// Virtual memory at the last sample, in bytes (a cgroup's: memory
+    /// plus swap, since a cgroup does not count address space).
+    vmem_used: Option<u64>,
+    /// Processors its processes kept busy between the last two samples.
+    cpu_used: Option<f64>,
+    /// Its CPU-time counter, for the next rate.
+    cpu_rate: CpuRate,
     cgroup: Option<ContainerCgroup>,
 }
 
@@ -491,6 +505,8 @@ struct Agent {
     started_ms: u64,
     /// The health checker's latest verdict (healthy for good without a script).
     health: watch::Receiver<Health>,
+    /// What the machine uses, sampled at each heartbeat.
+    meter: NodeMeter,
 }
 
 impl Agent {
@@ -675,18 +691,23 @@ impl Agent {
         }
         let request = match self.session.inflight.take() {
             Some(r) => r,
-            None => NodeHeartbeatRequest {
-                node_id: self.node.to_string(),
-                response_id: self.session.response_id,
-                containers: self.reports.values().cloned().collect(),
-                // Only an unhealthy node says anything: absent means healthy.
-                node_health_status: self.health.borrow().unhealthy.clone().map(|report| {
-                    NodeHealthDto {
-                        is_node_healthy: false,
-                        health_report: report,
-                    }
-                }),
-            },
+            None => {
+                let (node_utilization, containers_utilization) = self.utilization();
+                NodeHeartbeatRequest {
+                    node_id: self.node.to_string(),
+                    response_id: self.session.response_id,
+                    containers: self.reports.values().cloned().collect(),
+                    // Only an unhealthy node says anything: absent means healthy.
+                    node_health_status: self.health.borrow().unhealthy.clone().map(|report| {
+                        NodeHealthDto {
+                            is_node_healthy: false,
+                            health_report: report,
+                        }
+                    }),
+                    node_utilization,
+                    containers_utilization,
+                }
+            }
         };
         match self
             .call::<NodeHeartbeatResponse>("/ws/v1/nm/heartbeat", &request)
@@ -787,6 +808,7 @@ impl Agent {
             http_address: Some(self.http_address.clone()),
             capability: ResourceDto::from_resource(self.config.capability),
             containers,
+            physical_resource: self.meter.physical(),
         };
         let answer: NodeRegisterResponse = self.call("/ws/v1/nm/register", &body).await?;
         // The RM's dynamic-resources.xml decides what this node offers;
@@ -835,6 +857,9 @@ impl Agent {
                     stopping: None,
                     diagnostics: String::new(),
                     memory_used: None,
+                    vmem_used: None,
+                    cpu_used: None,
+                    cpu_rate: CpuRate::default(),
                     cgroup: None,
                 },
             );
@@ -1035,8 +1060,37 @@ impl Agent {
             .collect()
     }
 
-    /// One sample of every running container's memory; containers over
-    /// their limit (polled ones) are stopped with the diagnostic.
+    /// What the machine uses now, and its running containers together as
+    /// the monitor last sampled them; both `None` where the machine cannot
+    /// be measured (the containers' figures come from the same `/proc`).
+    fn utilization(
+        &mut self,
+    ) -> (
+        Option<ResourceUtilizationDto>,
+        Option<ResourceUtilizationDto>,
+    ) {
+        let Some(node) = self.meter.sample() else {
+            return (None, None);
+        };
+        let (mut pmem, mut vmem, mut cpu) = (0u64, 0u64, 0.0);
+        for c in self.containers.values() {
+            if let State::Running { .. } = c.state {
+                pmem = pmem.saturating_add(c.memory_used.unwrap_or(0));
+                vmem = vmem.saturating_add(c.vmem_used.unwrap_or(0));
+                cpu += c.cpu_used.unwrap_or(0.0);
+            }
+        }
+        let mb = |bytes: u64| i64::try_from(bytes >> 20).unwrap_or(i64::MAX);
+        let containers = ResourceUtilizationDto {
+            pmem: mb(pmem),
+            vmem: mb(vmem),
+            cpu,
+        };
+        (Some(node), Some(containers))
+    }
+
+    /// One sample of every running container's memory and CPU; containers
+    /// over their limit (polled ones) are stopped with the diagnostic.
     fn monitor(&mut self) {
         let running = self.running();
         if running.is_empty() {
@@ -1057,16 +1111,29 @@ impl Agent {
             None
         };
         let mut over = Vec::new();
+        let now = std::time::Instant::now();
         for (id, pid) in running {
             let c = self.containers.get_mut(&id).expect("listed just above");
             if let Some(g) = &c.cgroup {
                 c.memory_used = g.memory_current();
+                c.vmem_used = c
+                    .memory_used
+                    .map(|m| m.saturating_add(g.swap_current().unwrap_or(0)));
+                if let Some(usec) = g.cpu_usage_usec() {
+                    c.cpu_used = c.cpu_rate.update(now, usec as f64 / 1e6).or(c.cpu_used);
+                }
                 continue;
             }
             let Some(usage) = table.as_ref().and_then(|t| t.tree_usage(pid)) else {
                 continue;
             };
             c.memory_used = Some(usage.rss_bytes);
+            c.vmem_used = Some(usage.vmem_bytes);
+            let ticks_per_second = table.as_ref().map_or(100, |t| t.ticks_per_second());
+            c.cpu_used = c
+                .cpu_rate
+                .update(now, usage.cpu_ticks as f64 / ticks_per_second as f64)
+                .or(c.cpu_used);
             let limit_mb = c.resource.memory_mb();
             if usage.rss_bytes > limit_mb << 20 && c.stopping.is_none() {
                 let why = over_limit_diagnostic(id, pid, usage, limit_mb);

@@ -1,7 +1,9 @@
 //! Memory and CPU limits through cgroups v2, where the machine lets the
 //! agent use them: one cgroup per container with `memory.max` (the kernel
 //! kills a container that goes over; its `memory.events` say so afterwards)
-//! and `cpu.weight` proportional to its vcores.
+//! and `cpu.weight` proportional to its vcores; what a container uses is
+//! read back from the same cgroup (`memory.current`, `cpu.stat`), with no
+//! walk of its processes.
 //!
 //! Finding a usable hierarchy: either a directory the operator delegated
 //! (`--cgroup DIR`, with `memory` and `cpu` enabled for its children), or
@@ -199,6 +201,17 @@ impl ContainerCgroup {
     /// Memory in use now, in bytes.
     pub fn memory_current(&self) -> Option<u64> {
         read_number(&self.dir.join("memory.current"))
+    }
+
+    /// Swap in use now, in bytes (absent without swap accounting).
+    pub fn swap_current(&self) -> Option<u64> {
+        read_number(&self.dir.join("memory.swap.current"))
+    }
+
+    /// The CPU time its processes have used, in µs (`cpu.stat`'s `usage_usec`).
+    pub fn cpu_usage_usec(&self) -> Option<u64> {
+        let text = std::fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
+        crate::utilization::parse_cpu_stat_usage(&text)
     }
 
     /// The most memory it used, in bytes (kernels from 5.19).

@@ -5,7 +5,8 @@
 //! processes (`launch`): each in its own process group, with its command,
 //! environment and working directory, stdout and stderr to files. It
 //! enforces memory limits through cgroups v2 where it may (`cgroup`) and by
-//! polling each container's resident memory otherwise (`memory`), stops
+//! polling each container's resident memory otherwise (`memory`), measures
+//! what the machine and its containers use for the RM (`utilization`), stops
 //! containers when the RM says so, reports their exits, re-registers with
 //! its running containers after an RM restart, and serves the node's HTTP
 //! API (`http`, `dto`): its containers, their logs, and the start call
@@ -30,6 +31,7 @@ pub mod health;
 pub mod http;
 pub mod launch;
 pub mod memory;
+pub mod utilization;
 
 pub use agent::{AgentEnd, AgentHandle, NmStartError, NodeManager, StartContainerError};
 pub use config::{HealthScript, MemoryEnforcement, NmConfig};

@@ -1,5 +1,6 @@
 //! Memory enforcement by polling (YARN's container memory monitor): the
-//! resident memory of each container's process tree, read from `/proc`,
+//! resident memory of each container's process tree, read from `/proc`
+//! (with its virtual memory and CPU time, which `utilization` reports),
 //! and the diagnostic of a container killed for exceeding its limit, with
 //! YARN's exit status -104 (`KILLED_EXCEEDED_PMEM`).
 //!
@@ -9,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use nix::unistd::{SysconfVar, sysconf};
 use weft_model::ContainerId;
 
 /// YARN's exit status of a container killed for exceeding its physical
@@ -16,34 +18,46 @@ use weft_model::ContainerId;
 pub const KILLED_EXCEEDED_PMEM: i32 = -104;
 
 /// One process as `/proc` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProcessInfo {
     /// Its parent.
     pub ppid: u32,
     /// Resident memory in bytes.
     pub rss_bytes: u64,
+    /// Virtual memory (its address space) in bytes.
+    pub vmem_bytes: u64,
+    /// CPU time it has used, user and system, in clock ticks.
+    pub cpu_ticks: u64,
 }
 
 /// Every process, by pid: one read of `/proc`, shared by all containers of
 /// a sample.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcessTable {
     processes: BTreeMap<u32, ProcessInfo>,
+    /// Clock ticks per second (`cpu_ticks`' unit).
+    ticks_per_second: u64,
 }
 
-/// The memory a process tree uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The memory and CPU time a process tree uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TreeUsage {
     /// Resident memory of all its processes, in bytes.
     pub rss_bytes: u64,
+    /// Virtual memory of all its processes, in bytes.
+    pub vmem_bytes: u64,
+    /// CPU time its processes have used, in clock ticks (a process that
+    /// ended takes its time with it).
+    pub cpu_ticks: u64,
     /// How many processes it has.
     pub processes: u32,
 }
 
 impl ProcessTable {
-    /// Reads `proc_root` (normally `/proc`). Processes that vanish while it
-    /// is read are left out.
+    /// Reads `proc_root` (normally `/proc`): one `stat` file per process.
+    /// Processes that vanish while it is read are left out.
     pub fn read(proc_root: &Path) -> std::io::Result<ProcessTable> {
+        let page_size = sysconf_or(SysconfVar::PAGE_SIZE, 4096);
         let mut processes = BTreeMap::new();
         for entry in std::fs::read_dir(proc_root)? {
             let Ok(entry) = entry else { continue };
@@ -54,21 +68,30 @@ impl ProcessTable {
             else {
                 continue;
             };
-            let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
                 continue;
             };
-            if let Some(info) = parse_status(&status) {
+            if let Some(info) = parse_stat(&stat, page_size) {
                 processes.insert(pid, info);
             }
         }
-        Ok(ProcessTable { processes })
+        Ok(ProcessTable {
+            processes,
+            ticks_per_second: sysconf_or(SysconfVar::CLK_TCK, 100),
+        })
     }
 
-    /// A table of the given processes (for tests).
+    /// A table of the given processes (for tests), at 100 ticks a second.
     pub fn from_processes(processes: impl IntoIterator<Item = (u32, ProcessInfo)>) -> ProcessTable {
         ProcessTable {
             processes: processes.into_iter().collect(),
+            ticks_per_second: 100,
         }
+    }
+
+    /// Clock ticks per second, the unit of `TreeUsage::cpu_ticks`.
+    pub fn ticks_per_second(&self) -> u64 {
+        self.ticks_per_second
     }
 
     /// The usage of `root` and its descendants, or `None` if `root` is gone.
@@ -78,16 +101,15 @@ impl ProcessTable {
         for (pid, p) in &self.processes {
             children.entry(p.ppid).or_default().push(*pid);
         }
-        let mut usage = TreeUsage {
-            rss_bytes: 0,
-            processes: 0,
-        };
+        let mut usage = TreeUsage::default();
         let mut stack = vec![root];
         while let Some(pid) = stack.pop() {
             let Some(p) = self.processes.get(&pid) else {
                 continue;
             };
             usage.rss_bytes += p.rss_bytes;
+            usage.vmem_bytes += p.vmem_bytes;
+            usage.cpu_ticks += p.cpu_ticks;
             usage.processes += 1;
             if let Some(c) = children.get(&pid) {
                 // A pid is its own parent only for the kernel's idle task; never loop.
@@ -98,20 +120,28 @@ impl ProcessTable {
     }
 }
 
-/// `PPid` and `VmRSS` from a `/proc/<pid>/status` text (kernel threads have no `VmRSS`: 0).
-fn parse_status(text: &str) -> Option<ProcessInfo> {
-    let mut ppid = None;
-    let mut rss_kb = 0;
-    for line in text.lines() {
-        if let Some(v) = line.strip_prefix("PPid:") {
-            ppid = v.trim().parse().ok();
-        } else if let Some(v) = line.strip_prefix("VmRSS:") {
-            rss_kb = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-        }
+/// A `sysconf` value, or `fallback` where the system does not say.
+fn sysconf_or(var: SysconfVar, fallback: u64) -> u64 {
+    match sysconf(var) {
+        Ok(Some(v)) if v > 0 => v as u64,
+        _ => fallback,
     }
+}
+
+/// Parent, memory and CPU time from a `/proc/<pid>/stat` text (see
+/// proc(5)): the command name in parentheses may hold spaces and
+/// parentheses, so fields are counted after its last `)`. Resident memory
+/// is in pages of `page_size` bytes.
+fn parse_stat(text: &str, page_size: u64) -> Option<ProcessInfo> {
+    let (_, rest) = text.rsplit_once(')')?;
+    // rest[0] is field 3 (state), so field n is rest[n - 3].
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3)?.parse::<u64>().ok();
     Some(ProcessInfo {
-        ppid: ppid?,
-        rss_bytes: rss_kb * 1024,
+        ppid: u32::try_from(field(4)?).ok()?,
+        cpu_ticks: field(14)?.saturating_add(field(15)?),
+        vmem_bytes: field(23)?,
+        rss_bytes: field(24)?.saturating_mul(page_size),
     })
 }
 
@@ -142,6 +172,8 @@ mod tests {
         ProcessInfo {
             ppid,
             rss_bytes: mb << 20,
+            vmem_bytes: mb << 21,
+            cpu_ticks: mb * 10,
         }
     }
 
@@ -158,6 +190,8 @@ mod tests {
             table.tree_usage(10),
             Some(TreeUsage {
                 rss_bytes: 9 << 20,
+                vmem_bytes: 18 << 20,
+                cpu_ticks: 90,
                 processes: 3
             })
         );
@@ -165,23 +199,33 @@ mod tests {
     }
 
     #[test]
-    fn status_files_are_parsed() {
-        let text = "Name:\tsleep\nState:\tS (sleeping)\nPid:\t42\nPPid:\t7\nVmRSS:\t    1808 kB\n";
+    fn stat_files_are_parsed() {
+        // A command name with a space and a parenthesis in it.
+        let text = "42 (my (odd) cmd) S 7 42 42 0 -1 4194560 120 0 0 0 250 30 0 0 20 0 1 0 \
+                    12345 8474624 452 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
         assert_eq!(
-            parse_status(text),
+            parse_stat(text, 4096),
             Some(ProcessInfo {
                 ppid: 7,
-                rss_bytes: 1808 * 1024
+                rss_bytes: 452 * 4096,
+                vmem_bytes: 8_474_624,
+                cpu_ticks: 280,
             })
         );
+        // A kernel thread: no memory of its own.
+        let kthread = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 3 0 0 20 0 1 0 \
+                       10 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 0 0 0 0 0 0\n";
         assert_eq!(
-            parse_status("Name:\tkthreadd\nPPid:\t0\n"),
+            parse_stat(kthread, 4096),
             Some(ProcessInfo {
                 ppid: 0,
-                rss_bytes: 0
+                rss_bytes: 0,
+                vmem_bytes: 0,
+                cpu_ticks: 3,
             })
         );
-        assert_eq!(parse_status("Name:\tbroken\n"), None);
+        assert_eq!(parse_stat("42 (truncated) S 7 42", 4096), None);
+        assert_eq!(parse_stat("no parenthesis", 4096), None);
     }
 
     #[test]
@@ -197,6 +241,7 @@ mod tests {
         let usage = TreeUsage {
             rss_bytes: 150 << 20,
             processes: 2,
+            ..TreeUsage::default()
         };
         assert_eq!(
             over_limit_diagnostic(c, 4321, usage, 64),

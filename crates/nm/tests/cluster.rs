@@ -17,7 +17,8 @@
 //! stops once it is decommissioned, while one the RM refuses stops at once;
 //! a node whose health script reports an error is UNHEALTHY, with the
 //! script's line as its report, and takes no container until the script
-//! passes again; and the node's API answers in Hadoop's
+//! passes again; heartbeats carry what the machine and its containers
+//! use, within the machine's size; and the node's API answers in Hadoop's
 //! shapes (names, `exitCode` always a number, `{"containers":{}}`) and
 //! refuses bodies that are not JSON.
 //!
@@ -1319,6 +1320,74 @@ async fn the_node_api_answers_in_hadoops_shapes() {
             String::from_utf8_lossy(&a.body)
         );
     }
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+/// The machine's memory in MB and its processors, read here the way a
+/// person would, to hold the agent's figures against.
+#[cfg(target_os = "linux")]
+fn machine_size() -> (u64, f64) {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let total_kb: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    let stat = std::fs::read_to_string("/proc/stat").unwrap();
+    let processors = stat
+        .lines()
+        .filter(|l| l.starts_with("cpu") && !l.starts_with("cpu "))
+        .count();
+    (total_kb >> 10, processors as f64)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_carry_what_the_machine_and_its_containers_use() {
+    let dir = test_dir("utilization");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let id = n1.node_id().to_string();
+    let running = spawn_shell(shell(&rm, &dir, "a", 1, 64, GATED));
+    wait_until("the container to run", || async { ran(&dir).len() == 1 }).await;
+    let (machine_mb, processors) = machine_size();
+    // The monitor samples the container, then a heartbeat carries it.
+    let report = || async {
+        rm.get(&format!("/ws/v1/cluster/nodes/{id}")).await["node"]["resourceUtilization"].clone()
+    };
+    wait_until(
+        "the node's and its container's use in the node report",
+        || async { report().await["aggregatedContainersVirtualMemoryMB"].as_u64() > Some(0) },
+    )
+    .await;
+    let last = report().await;
+    let u = &last;
+    let node_pmem = u["nodePhysicalMemoryMB"].as_u64().unwrap();
+    assert!(node_pmem > 0 && node_pmem <= machine_mb, "{u}");
+    assert!(
+        u["nodeVirtualMemoryMB"].as_u64().unwrap() >= node_pmem,
+        "{u}"
+    );
+    let cpu = u["nodeCPUUsage"].as_f64().unwrap();
+    assert!((0.0..=processors).contains(&cpu), "{u}");
+    assert!(
+        u["aggregatedContainersPhysicalMemoryMB"].as_u64().unwrap() <= node_pmem,
+        "{u}"
+    );
+    let containers_cpu = u["containersCPUUsage"].as_f64().unwrap();
+    assert!((0.0..=processors).contains(&containers_cpu), "{u}");
+    let metrics = rm.get("/ws/v1/cluster/metrics").await;
+    assert!(
+        metrics["clusterMetrics"]["utilizedMBPercent"]
+            .as_u64()
+            .is_some(),
+        "{metrics}"
+    );
+    release(&dir);
+    let (outcome, _) = running.outcome().await;
+    assert_eq!(outcome.final_status, "SUCCEEDED", "{outcome:?}");
     n1.stop().await;
     rm.shutdown().await;
 }
