@@ -1000,6 +1000,17 @@ async fn metrics_pass_promtool() {
         .unwrap();
     allocate(&mut nm, &a, json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": 3}]})).await;
     heartbeat(&mut nm, "n1:8041", &mut id).await;
+    // A node reporting its use, so the utilization gauges have figures.
+    let _: Value = nm
+        .call(
+            Method::POST,
+            "/ws/v1/nm/heartbeat",
+            Some(&json!({"nodeId": "n1:8041", "responseId": id,
+                "nodeUtilization": {"pmem": 3000, "vmem": 5000, "cpu": 1.25},
+                "containersUtilization": {"pmem": 700, "vmem": 2000, "cpu": 0.75}})),
+        )
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(600)).await;
     let answer = alice.request(Method::GET, "/metrics", None).await.unwrap();
     let text = String::from_utf8(answer.body.to_vec()).unwrap();
@@ -1040,9 +1051,19 @@ async fn metrics_pass_promtool() {
         "weft_queue_containers_released_total",
         "weft_queue_max_running_apps",
         "weft_queue_am_limit_memory_bytes",
+        "weft_cluster_utilization_reporting_nodes",
+        "weft_cluster_node_used_memory_bytes",
+        "weft_cluster_node_used_cpu_cores",
+        "weft_cluster_containers_used_memory_bytes",
+        "weft_cluster_containers_used_cpu_cores",
     ] {
         assert!(text.contains(&format!("# TYPE {name} ")), "no {name}");
     }
+    assert!(
+        text.lines()
+            .any(|l| l == "weft_cluster_containers_used_cpu_cores 0.75"),
+        "{text}"
+    );
 }
 
 #[tokio::test(start_paused = true)]
