@@ -293,6 +293,7 @@ fn beans(view: &View) -> Vec<Bean> {
         })
         .collect();
     let c = &view.cluster;
+    let used = view.cluster_utilization();
     res.push(Bean {
         name: ObjectName {
             domain: "Hadoop",
@@ -316,6 +317,10 @@ fn beans(view: &View) -> Vec<Bean> {
             ("NumShutdownNMs", c.nodes_shutdown.into()),
             ("CapabilityMB", mb(c.total).into()),
             ("CapabilityVirtualCores", vcores(c.total).into()),
+            // What the nodes report they use, scaled to what each offers;
+            // whole numbers, as Hadoop's long gauges hold them.
+            ("UtilizedMB", (used.utilized_mb as i64).into()),
+            ("UtilizedVirtualCores", (used.utilized_vcores as i64).into()),
         ],
     });
     res

@@ -1,8 +1,8 @@
 //! Router tests of node utilization: what nodes report they use reaches
 //! the node reports (`resourceUtilization`, zeros until a node reports, as
 //! Hadoop writes it), `clusterMetrics`' utilized percentages (scaled to
-//! what each node offers, over the nodes that reported), the Prometheus
-//! gauges and the web UI; bad figures are a 400 naming the field, and
+//! what each node offers, over the nodes that reported), the `/jmx`
+//! `ClusterMetrics` bean, the Prometheus gauges and the web UI; bad figures are a 400 naming the field, and
 //! heartbeats without them stay valid.
 
 use super::*;
@@ -101,6 +101,20 @@ async fn reported_use_reaches_the_node_reports_and_cluster_metrics() {
             &m["clusterMetrics"]["utilizedVirtualCoresPercent"]
         ),
         (&json!(12), &json!(12))
+    );
+
+    // Hadoop's ClusterMetrics bean has the same scaled figures.
+    let jmx = get(
+        r,
+        "/jmx?qry=Hadoop:service=ResourceManager,name=ClusterMetrics",
+    )
+    .await
+    .json();
+    let bean = &jmx["beans"][0];
+    assert_eq!(
+        (&bean["UtilizedMB"], &bean["UtilizedVirtualCores"]),
+        (&json!(2048), &json!(2)),
+        "{bean}"
     );
 
     // A heartbeat without the fields keeps the last figures.
