@@ -115,11 +115,13 @@ pub struct ClusterMetricsDto {
     /// Vcores of running nodes.
     pub total_virtual_cores: u64,
     /// Memory the live nodes report in use, scaled to what each offers, as
-    /// a whole percentage of `totalMB` (0 until a node reports).
-    #[serde(rename = "utilizedMBPercent")]
+    /// a whole percentage of `totalMB` (0 until a node reports). Defaults
+    /// when read, since older RMs (Hadoop's before 2.8, Weft's own) lack it.
+    #[serde(default, rename = "utilizedMBPercent")]
     pub utilized_mb_percent: u64,
     /// CPU the live nodes report in use, scaled to the vcores each offers,
     /// as a whole percentage of `totalVirtualCores`.
+    #[serde(default)]
     pub utilized_virtual_cores_percent: u64,
     /// Live containers.
     pub containers_allocated: u64,
@@ -470,7 +472,8 @@ pub struct NodeDto {
     /// Weft's addition: held by a reservation.
     pub reserved_resource: ResourceDto,
     /// What the node last reported it uses; zeros until it reports, as
-    /// Hadoop writes it.
+    /// Hadoop writes it (defaults when read from an RM without it).
+    #[serde(default)]
     pub resource_utilization: ResourceUtilizationInfoDto,
     /// A draining node's graceful-decommission timeout in seconds, as it
     /// was asked for (negative: none); absent for other nodes. Hadoop's
