@@ -23,9 +23,9 @@ use tokio::sync::{mpsc, watch};
 use weft_model::Resource;
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
 use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
+use weft_rm::RmConfig;
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
-use weft_rm::{Clock, Embedding, RmConfig, Service};
 
 use crate::app::Printer;
 use crate::print;
@@ -83,14 +83,7 @@ pub(crate) async fn run(
     }
     let source = config.source.clone();
     // One process, one filter: the RM's /logLevel changes the nodes' logging too.
-    let service = Service::start_with(
-        config,
-        Clock::start(),
-        Embedding {
-            log_levels: Some(log_levels),
-            ..Embedding::default()
-        },
-    )?;
+    let service = crate::start_service(config, log_levels)?;
     let listener = tokio::net::TcpListener::bind(a.listen).await.with_context(|| {
         format!(
             "cannot listen on {} (is another resource manager running? try --listen 127.0.0.1:0)",

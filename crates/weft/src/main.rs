@@ -621,6 +621,22 @@ pub(crate) fn print(text: String) {
     print!("{text}");
 }
 
+/// The RM service on the real clock, its log levels changed by `/logLevel`
+/// through the process's filter.
+pub(crate) fn start_service(
+    config: RmConfig,
+    log_levels: Arc<logging::ReloadableFilter>,
+) -> Result<Service, weft_rm::StartError> {
+    Service::start_with(
+        config,
+        Clock::start(),
+        Embedding {
+            log_levels: Some(log_levels),
+            ..Embedding::default()
+        },
+    )
+}
+
 async fn rm(a: RmArgs, log_levels: Arc<logging::ReloadableFilter>) -> anyhow::Result<()> {
     let dir = a.conf.or_else(weft_rm::config::default_conf_dir);
     let mut config = RmConfig::load(dir.as_deref()).context("cannot load the configuration")?;
@@ -637,14 +653,7 @@ async fn rm(a: RmArgs, log_levels: Arc<logging::ReloadableFilter>) -> anyhow::Re
         .listen
         .map_or_else(|| config.service.listen.clone(), ListenAddress::from);
     let source = config.source.clone();
-    let service = Service::start_with(
-        config,
-        Clock::start(),
-        Embedding {
-            log_levels: Some(log_levels),
-            ..Embedding::default()
-        },
-    )?;
+    let service = start_service(config, log_levels)?;
     // A host name (Hadoop's webapp address usually is one) is looked up here.
     let listener = tokio::net::TcpListener::bind(listen.to_string())
         .await
