@@ -90,26 +90,19 @@ impl Cluster {
         am_up: bool,
         lifetime_expiry: Option<Time>,
     ) -> String {
+        let base = alices_recovered(seq);
         let reply = self.input(Input::AppRecovered(RecoveredApp {
             submission: Submission {
-                app: AppId::new(OLD, seq),
-                user: "alice".into(),
-                groups: vec![],
                 queue: Some("ignored".into()),
-                priority: AppPriority(0),
                 am_resource: managed.then(|| Resource::new(1024, 1)),
-                name: format!("app{seq}"),
-                app_type: "YARN".into(),
-                tags: vec![],
-                max_attempts: None,
                 lifetime: Some(weft_model::Duration::from_millis(1)),
+                ..base.submission
             },
             queue: queue.parse().unwrap(),
             attempt,
             am_container_allocated: am_up,
             lifetime_expiry,
-            submitted: None,
-            launched: None,
+            ..base
         }));
         match reply {
             Reply::Submitted(Ok(r)) => format!("recovered into {}", r.queue),
@@ -196,6 +189,32 @@ impl Cluster {
             .unwrap();
         }
         out
+    }
+}
+
+/// alice's unmanaged app `seq` of the old cluster, back in `root.a` at its
+/// first attempt, with no stored times or lifetime: what each test changes.
+fn alices_recovered(seq: u32) -> RecoveredApp {
+    RecoveredApp {
+        submission: Submission {
+            app: AppId::new(OLD, seq),
+            user: "alice".into(),
+            groups: vec![],
+            queue: None,
+            priority: AppPriority(0),
+            am_resource: None,
+            name: format!("app{seq}"),
+            app_type: "YARN".into(),
+            tags: vec![],
+            max_attempts: None,
+            lifetime: None,
+        },
+        queue: "root.a".parse().unwrap(),
+        attempt: 1,
+        am_container_allocated: false,
+        lifetime_expiry: None,
+        submitted: None,
+        launched: None,
     }
 }
 
@@ -464,25 +483,9 @@ fn ended_apps_come_back_among_the_finished_only_and_are_forgotten_in_finish_orde
     // without them is taken as submitted now.
     for (seq, submitted, launched) in [(6, Some(50), Some(60)), (7, None, None)] {
         let reply = c.input(Input::AppRecovered(RecoveredApp {
-            submission: Submission {
-                app: AppId::new(OLD, seq),
-                user: "alice".into(),
-                groups: vec![],
-                queue: None,
-                priority: AppPriority(0),
-                am_resource: None,
-                name: format!("app{seq}"),
-                app_type: "YARN".into(),
-                tags: vec![],
-                max_attempts: None,
-                lifetime: None,
-            },
-            queue: "root.a".parse().unwrap(),
-            attempt: 1,
-            am_container_allocated: false,
-            lifetime_expiry: None,
             submitted: submitted.map(Time::from_millis),
             launched: launched.map(Time::from_millis),
+            ..alices_recovered(seq)
         }));
         assert!(matches!(reply, Reply::Submitted(Ok(_))), "{reply:?}");
     }
@@ -593,26 +596,10 @@ fn recovered_apps_meet_the_priority_cap_in_force() {
     for (seq, priority) in [(1, 5), (2, 1), (3, -3)] {
         let out = rm.handle(
             Time::ZERO,
-            Input::AppRecovered(RecoveredApp {
-                submission: Submission {
-                    app: AppId::new(OLD, seq),
-                    user: "alice".into(),
-                    groups: vec![],
-                    queue: None,
-                    priority: AppPriority(priority),
-                    am_resource: None,
-                    name: format!("app{seq}"),
-                    app_type: "YARN".into(),
-                    tags: vec![],
-                    max_attempts: None,
-                    lifetime: None,
-                },
-                queue: "root.a".parse().unwrap(),
-                attempt: 1,
-                am_container_allocated: false,
-                lifetime_expiry: None,
-                submitted: None,
-                launched: None,
+            Input::AppRecovered({
+                let mut app = alices_recovered(seq);
+                app.submission.priority = AppPriority(priority);
+                app
             }),
         );
         assert!(matches!(out.reply, Reply::Submitted(Ok(_))), "{out:?}");
