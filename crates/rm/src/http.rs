@@ -25,6 +25,7 @@ mod ui;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
@@ -419,10 +420,8 @@ impl<S: Send + Sync> FromRequestParts<S> for AppParam {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<AppParam, ApiError> {
         let Path(text) = Path::<String>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest(format!("invalid path: {}", e.body_text())))?;
-        text.parse()
-            .map(AppParam)
-            .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))
+            .map_err(|e| invalid_path(&e))?;
+        path_id(&text).map(AppParam)
     }
 }
 
@@ -435,11 +434,24 @@ impl<S: Send + Sync> FromRequestParts<S> for NodeParam {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<NodeParam, ApiError> {
         let Path(text) = Path::<String>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest(format!("invalid path: {}", e.body_text())))?;
-        text.parse()
-            .map(NodeParam)
-            .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))
+            .map_err(|e| invalid_path(&e))?;
+        path_id(&text).map(NodeParam)
     }
+}
+
+/// A path that does not fit its route (a segment axum cannot decode): a 400.
+pub(crate) fn invalid_path(e: &PathRejection) -> ApiError {
+    ApiError::BadRequest(format!("invalid path: {}", e.body_text()))
+}
+
+/// An id (app, attempt, container, node) from a path segment; a malformed
+/// one is a 400 saying what is wrong with it.
+pub(crate) fn path_id<T>(text: &str) -> Result<T, ApiError>
+where
+    T: std::str::FromStr<Err = weft_model::IdParseError>,
+{
+    text.parse()
+        .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))
 }
 
 /// `Location` header value for an app: an absolute URL, as Hadoop writes

@@ -26,7 +26,7 @@ use crate::dto::apps::{
 use crate::dto::statistics::AppStatisticsDto;
 use crate::http::codec::{Caller, Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
-use crate::http::{ApiState, AppParam, app_location};
+use crate::http::{ApiState, AppParam, app_location, invalid_path, path_id};
 use crate::iso8601::EpochMs;
 
 /// One app as of now (not the published views, which may lag): a client
@@ -288,11 +288,8 @@ pub(super) async fn get_timeout(
     format: Format,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Wire<AppTimeoutDto>, ApiError> {
-    let Path((app, kind)) =
-        path.map_err(|e| ApiError::BadRequest(format!("invalid path: {}", e.body_text())))?;
-    let app: AppId = app
-        .parse()
-        .map_err(|e: weft_model::IdParseError| ApiError::BadRequest(e.to_string()))?;
+    let Path((app, kind)) = path.map_err(|e| invalid_path(&e))?;
+    let app: AppId = path_id(&app)?;
     // The app first, as Hadoop checks it: an unknown app is a 404 whatever the type.
     let snap = fresh(&s, app).await?;
     timeout_type_named("timeout type", &kind)?;

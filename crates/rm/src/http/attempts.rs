@@ -14,7 +14,7 @@ use crate::dto::attempts::{AppAttemptReportDto, AppAttemptsDto, ContainerDto, Co
 use crate::http::apps::may_view;
 use crate::http::codec::{Caller, Format, Wire};
 use crate::http::error::ApiError;
-use crate::http::{ApiState, AppParam};
+use crate::http::{ApiState, AppParam, invalid_path, path_id};
 
 /// `GET /apps/{app}/appattempts`: every attempt Weft keeps, oldest first.
 pub(super) async fn list(
@@ -38,8 +38,8 @@ pub(super) async fn one(
     Caller(who): Caller,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Wire<AppAttemptReportDto>, ApiError> {
-    let Path((app, attempt)) = path.map_err(invalid_path)?;
-    let app = parse_app(&app)?;
+    let Path((app, attempt)) = path.map_err(|e| invalid_path(&e))?;
+    let app: AppId = path_id(&app)?;
     let attempt = parse_attempt(app, &attempt)?;
     let snap = s.rm().app_snapshot(app).await?;
     attempt_of(app, attempt)?;
@@ -61,8 +61,8 @@ pub(super) async fn containers(
     Caller(who): Caller,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Wire<ContainersDto>, ApiError> {
-    let Path((app, attempt)) = path.map_err(invalid_path)?;
-    let app = parse_app(&app)?;
+    let Path((app, attempt)) = path.map_err(|e| invalid_path(&e))?;
+    let app: AppId = path_id(&app)?;
     let attempt = parse_attempt(app, &attempt)?;
     attempt_of(app, attempt)?;
     let live = s.rm().app_containers(app).await?;
@@ -91,8 +91,8 @@ pub(super) async fn container(
     Caller(who): Caller,
     path: Result<Path<(String, String, String)>, PathRejection>,
 ) -> Result<Wire<ContainerDto>, ApiError> {
-    let Path((app, attempt, container)) = path.map_err(invalid_path)?;
-    let app = parse_app(&app)?;
+    let Path((app, attempt, container)) = path.map_err(|e| invalid_path(&e))?;
+    let app: AppId = path_id(&app)?;
     let attempt = parse_attempt(app, &attempt)?;
     let container: ContainerId = container.parse().map_err(|e: IdParseError| {
         ApiError::BadRequest(format!("invalid container id in the path: {e}"))
@@ -125,15 +125,6 @@ pub(super) async fn container(
         dto.withheld()
     };
     Ok(Wire::ok(format, "container", dto))
-}
-
-fn invalid_path(e: PathRejection) -> ApiError {
-    ApiError::BadRequest(format!("invalid path: {}", e.body_text()))
-}
-
-fn parse_app(text: &str) -> Result<AppId, ApiError> {
-    text.parse()
-        .map_err(|e: IdParseError| ApiError::BadRequest(e.to_string()))
 }
 
 fn parse_attempt(app: AppId, text: &str) -> Result<AttemptId, ApiError> {

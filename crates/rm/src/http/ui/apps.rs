@@ -24,7 +24,7 @@ use crate::http::error::ApiError;
 use crate::http::ui::html::{Href, Html};
 use crate::http::ui::page::{self, Nav, Page};
 use crate::http::ui::{Query, Viewer, explain, format, refresh};
-use crate::http::{ApiState, AppParam};
+use crate::http::{ApiState, AppParam, invalid_path};
 
 /// The states offered as filters: those a Weft app can be in (it never
 /// shows YARN's `NEW`, `NEW_SAVING` or `SUBMITTED`, which the filter
@@ -45,7 +45,7 @@ pub(super) async fn list_in_state(
 ) -> Response {
     match state {
         Ok(Path(state)) => respond_list(&s, q, caller, Some(state)),
-        Err(e) => page::error(&s, path_error(&e)),
+        Err(e) => page::error(&s, invalid_path(&e)),
     }
 }
 
@@ -115,10 +115,6 @@ pub(super) async fn app(
     }
     .await;
     page::respond(&s, &s.rm().view(), built)
-}
-
-pub(super) fn path_error(e: &PathRejection) -> ApiError {
-    ApiError::BadRequest(format!("invalid path: {}", e.body_text()))
 }
 
 fn respond_list(s: &ApiState, q: Query, caller: Viewer, state: Option<String>) -> Response {

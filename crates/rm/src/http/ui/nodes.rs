@@ -42,7 +42,7 @@ pub(super) async fn list_in_state(
 ) -> Response {
     match state {
         Ok(Path(state)) => respond_list(&s, q, Some(state)),
-        Err(e) => page::error(&s, apps::path_error(&e)),
+        Err(e) => page::error(&s, crate::http::invalid_path(&e)),
     }
 }
 
