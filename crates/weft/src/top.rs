@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use clap::Args;
-use weft_rm::client::{RmClient, encode_query};
+use weft_rm::client::{ClientError, RmClient, encode_query};
 use weft_rm::dto::apps::{AppDto, AppsDto};
 use weft_rm::dto::cluster::{ClusterInfoDto, ClusterMetricsDto};
 
@@ -28,10 +28,10 @@ use crate::OneShotClient;
 /// ANSI: clear the screen and put the cursor home, as TopCLI's `tput clear`.
 const CLEAR_SCREEN: &str = "\x1b[2J\x1b[H";
 
-/// Lines of a frame above the table (TopCLI's six header lines, a blank
-/// line and the column titles), and one left free at the bottom: what
-/// `-rows` leaves for applications is the rest.
-const NON_APP_ROWS: usize = 9;
+/// Lines left free at the bottom of a frame: what `-rows` leaves for
+/// applications is the rest after the header (TopCLI's six lines, or three
+/// when the queues' figures are withheld), a blank line and the titles.
+const FREE_ROWS: usize = 1;
 
 /// `weft top`'s flags, spelled as `yarn top`'s (`-queues`, `-delay`, ...).
 #[derive(Args, Debug)]
@@ -71,8 +71,10 @@ pub(crate) struct Snapshot {
     pub(crate) started_on: u64,
     /// The cluster's metrics (the NodeManager counts).
     pub(crate) metrics: ClusterMetricsDto,
-    /// The figures of each queue asked for, summed as TopCLI sums them.
-    pub(crate) queues: QueueFigures,
+    /// The figures of each queue asked for, summed as TopCLI sums them; or
+    /// why the RM withholds them (`/jmx` is for administrators when
+    /// `hadoop.security.instrumentation.requires.admin` is on).
+    pub(crate) queues: Result<QueueFigures, String>,
     /// The accepted and running applications that pass the filters.
     pub(crate) apps: Vec<AppDto>,
 }
@@ -133,7 +135,7 @@ pub(crate) fn render(snap: &Snapshot, now_ms: u64, layout: &Layout) -> String {
     let withheld = apps.iter().filter(|a| is_withheld(a)).count();
     let room = layout
         .rows
-        .map_or(usize::MAX, |r| r.saturating_sub(NON_APP_ROWS));
+        .map_or(usize::MAX, |r| r.saturating_sub(lines.len() + FREE_ROWS));
     // The note about withheld apps takes a row of its own.
     let room = if withheld > 0 {
         room.saturating_sub(1)
@@ -168,8 +170,6 @@ pub(crate) fn render(snap: &Snapshot, now_ms: u64, layout: &Layout) -> String {
 }
 
 fn header(snap: &Snapshot, now_ms: u64, layout: &Layout) -> Vec<String> {
-    let q = &snap.queues;
-    let gb = |mb: u64| mb / 1024;
     let uptime_mins = now_ms.saturating_sub(snap.started_on) / 60_000;
     let queues = if layout.queues.is_empty() {
         "root".to_owned()
@@ -178,7 +178,7 @@ fn header(snap: &Snapshot, now_ms: u64, layout: &Layout) -> Vec<String> {
     };
     let users: BTreeSet<&str> = snap.apps.iter().map(|a| a.user.as_str()).collect();
     let n = &snap.metrics;
-    vec![
+    let mut lines = vec![
         format!(
             "weft top - {}, up {}d, {}:{}, {} active users, queue(s): {queues}",
             clock_time(now_ms),
@@ -196,6 +196,17 @@ fn header(snap: &Snapshot, now_ms: u64, layout: &Layout) -> Vec<String> {
             n.lost_nodes,
             n.rebooted_nodes
         ),
+    ];
+    match &snap.queues {
+        Ok(q) => lines.extend(queue_lines(q)),
+        Err(why) => lines.push(format!("Queue(s): withheld: {why}")),
+    }
+    lines
+}
+
+fn queue_lines(q: &QueueFigures) -> [String; 4] {
+    let gb = |mb: u64| mb / 1024;
+    [
         format!(
             "Queue(s) Applications: {} running, {} submitted, {} pending, {} completed, {} killed, {} failed",
             q.apps_running,
@@ -395,10 +406,17 @@ async fn fetch(c: &mut RmClient, a: &TopArgs) -> anyhow::Result<Snapshot> {
     let metrics: ClusterMetricsDto =
         serde_json::from_value(get_wrapped(c, "/ws/v1/cluster/metrics", "clusterMetrics").await?)
             .context("cannot decode /ws/v1/cluster/metrics")?;
-    let jmx: serde_json::Value = c
-        .get("/jmx?qry=Hadoop:service=ResourceManager,name=QueueMetrics,*")
-        .await?;
-    let queues = queue_figures(&jmx, &a.queues)?;
+    let queues = match c
+        .get::<serde_json::Value>("/jmx?qry=Hadoop:service=ResourceManager,name=QueueMetrics,*")
+        .await
+    {
+        Ok(jmx) => Ok(queue_figures(&jmx, &a.queues)?),
+        // The rest of the frame is still the caller's to see.
+        Err(ClientError::Remote { status, exception }) if matches!(status.as_u16(), 401 | 403) => {
+            Err(exception.message)
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut path = "/ws/v1/cluster/apps?states=ACCEPTED,RUNNING".to_owned();
     if !a.types.is_empty() {
         path.push_str("&applicationTypes=");
@@ -603,7 +621,7 @@ mod tests {
             // Up 1 day, 2 hours and 3 minutes at NOW.
             started_on: NOW - 93_780_000,
             metrics: serde_json::from_value(metrics).expect("the fixture is ClusterMetricsDto"),
-            queues: QueueFigures {
+            queues: Ok(QueueFigures {
                 apps_submitted: 9,
                 apps_running: 3,
                 apps_pending: 1,
@@ -621,7 +639,7 @@ mod tests {
                 allocated_containers: 12,
                 pending_containers: 1,
                 reserved_containers: 1,
-            },
+            }),
             apps: vec![
                 app(1, "alice", "root.a", 2, 2048),
                 app(2, "bob", "root.b", 7, 7168),
@@ -662,6 +680,27 @@ mod tests {
                 (1 of these applications withheld: their usage and times are shown only to their owners, the administrators and their VIEW_APP ACL; --user names you)
             "#]],
         );
+    }
+
+    #[test]
+    fn queue_figures_the_rm_withholds_leave_a_line_saying_why() {
+        let mut snap = snapshot();
+        snap.queues = Err("user bob is not a cluster administrator (yarn.admin.acl) and may not read /jmx (hadoop.security.instrumentation.requires.admin is true)".to_owned());
+        let layout = Layout {
+            queues: Vec::new(),
+            cols: None,
+            rows: Some(8),
+        };
+        expect![[r#"
+            weft top - 12:34:56+00:00, up 1d, 2:3, 4 active users, queue(s): root
+            NodeManager(s): 5 total, 3 active, 0 unhealthy, 1 decommissioned, 1 lost, 0 rebooted
+            Queue(s): withheld: user bob is not a cluster administrator (yarn.admin.acl) and may not read /jmx (hadoop.security.instrumentation.requires.admin is true)
+
+                              APPLICATIONID USER             TYPE      QUEUE PRIOR   #CONT  #RCONT  VCORES RVCORES     MEM    RMEM  VCORESECS    MEMSECS %PROGR       TIME NAME
+             application_1795300000000_0002 bob         mapreduce     root.b     2       7       -       7       1      7G      2G       4200       4200  12.50   02:02:02 job 2
+            (1 of these applications withheld: their usage and times are shown only to their owners, the administrators and their VIEW_APP ACL; --user names you)
+        "#]]
+        .assert_eq(&render(&snap, NOW, &layout));
     }
 
     #[test]

@@ -30,20 +30,7 @@ pub(super) async fn conf(
     caller: Caller,
     Params(pairs): Params<Vec<(String, String)>>,
 ) -> Result<Response, ApiError> {
-    if s.0.service.instrumentation_requires_admin {
-        let Caller(Some(who)) = caller else {
-            return Err(ApiError::Unauthorized(
-                "Unable to obtain user name, user not authenticated: add ?user.name=<user> (hadoop.security.instrumentation.requires.admin is true)"
-                    .to_owned(),
-            ));
-        };
-        if !s.access().is_admin(&who) {
-            return Err(ApiError::Forbidden(format!(
-                "user {} is not a cluster administrator (yarn.admin.acl) and may not read the configuration (hadoop.security.instrumentation.requires.admin is true)",
-                who.user
-            )));
-        }
-    }
+    instrumentation_access(&s, &caller, "read the configuration")?;
     let query = ConfQuery::parse(&pairs)?;
     let format = query
         .format
@@ -70,6 +57,32 @@ pub(super) async fn conf(
         }
     };
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
+}
+
+/// Hadoop's `isInstrumentationAccessAllowed`: with
+/// `hadoop.security.instrumentation.requires.admin` on, only cluster
+/// administrators may read the RM's instrumentation (`/conf`, `/jmx`),
+/// which can tell an outsider about every queue, user and setting.
+pub(super) fn instrumentation_access(
+    s: &ApiState,
+    caller: &Caller,
+    what: &str,
+) -> Result<(), ApiError> {
+    if !s.0.service.instrumentation_requires_admin {
+        return Ok(());
+    }
+    let Caller(Some(who)) = caller else {
+        return Err(ApiError::Unauthorized(format!(
+            "Unable to obtain user name, user not authenticated: add ?user.name=<user> to {what} (hadoop.security.instrumentation.requires.admin is true)"
+        )));
+    };
+    if !s.access().is_admin(who) {
+        return Err(ApiError::Forbidden(format!(
+            "user {} is not a cluster administrator (yarn.admin.acl) and may not {what} (hadoop.security.instrumentation.requires.admin is true)",
+            who.user
+        )));
+    }
+    Ok(())
 }
 
 /// `GET /isActive`: 200 with Hadoop's text, and the connection closed, as

@@ -19,7 +19,8 @@ use weft_model::Resource;
 use weft_queue_tree::QueueKind;
 
 use crate::http::ApiState;
-use crate::http::codec::Params;
+use crate::http::codec::{Caller, Params};
+use crate::http::conf::instrumentation_access;
 use crate::metrics::queue_apps;
 use crate::view::View;
 
@@ -35,8 +36,12 @@ const ALL: &str = "*:*";
 
 pub(super) async fn jmx(
     State(s): State<ApiState>,
+    caller: Caller,
     Params(pairs): Params<Vec<(String, String)>>,
 ) -> Response {
+    if let Err(refused) = instrumentation_access(&s, &caller, "read /jmx") {
+        return refused.into_response();
+    }
     // A servlet's getParameter is the first value given; other parameters
     // (Hadoop's `callback`, anyone's cache busters) are ignored.
     let param = |name: &str| {

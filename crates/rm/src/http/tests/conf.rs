@@ -259,10 +259,10 @@ async fn a_sensitive_keys_pattern_that_does_not_compile_stops_the_start() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn conf_is_for_administrators_when_instrumentation_requires_admin() {
+async fn conf_and_jmx_are_for_administrators_when_instrumentation_requires_admin() {
     let rm = Rm::with(&[("hadoop.security.instrumentation.requires.admin", "true")]);
     let a = get(&rm.router, "/conf").await;
-    expect![[r#"401 AuthorizationException: Unable to obtain user name, user not authenticated: add ?user.name=<user> (hadoop.security.instrumentation.requires.admin is true)"#]]
+    expect![[r#"401 AuthorizationException: Unable to obtain user name, user not authenticated: add ?user.name=<user> to read the configuration (hadoop.security.instrumentation.requires.admin is true)"#]]
         .assert_eq(&a.error());
     let a = get(&rm.router, "/conf?user.name=bob").await;
     expect![[r#"403 ForbiddenException: user bob is not a cluster administrator (yarn.admin.acl) and may not read the configuration (hadoop.security.instrumentation.requires.admin is true)"#]]
@@ -270,13 +270,23 @@ async fn conf_is_for_administrators_when_instrumentation_requires_admin() {
     let a = get(&rm.router, "/conf?user.name=yarn&name=yarn.admin.acl").await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     assert!(a.body.contains("<value>yarn</value>"), "{}", a.body);
-    // Without the property anyone reads it, named or not.
+    // `/jmx` as Hadoop's JMX servlet: the same check, the same answers.
+    let a = get(&rm.router, "/jmx").await;
+    expect![[r#"401 AuthorizationException: Unable to obtain user name, user not authenticated: add ?user.name=<user> to read /jmx (hadoop.security.instrumentation.requires.admin is true)"#]]
+        .assert_eq(&a.error());
+    let a = get(&rm.router, "/jmx?user.name=bob").await;
+    expect![[r#"403 ForbiddenException: user bob is not a cluster administrator (yarn.admin.acl) and may not read /jmx (hadoop.security.instrumentation.requires.admin is true)"#]]
+        .assert_eq(&a.error());
+    let a = get(&rm.router, "/jmx?user.name=yarn").await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    assert!(a.body.contains("QueueMetrics"), "{}", a.body);
+    // Prometheus scrapes stay open, as Hadoop's `/prom` does.
+    assert_eq!(get(&rm.router, "/metrics").await.status, StatusCode::OK);
+    // Without the property anyone reads them, named or not.
     let rm = Rm::new();
-    assert_eq!(get(&rm.router, "/conf").await.status, StatusCode::OK);
-    assert_eq!(
-        get(&rm.router, "/conf?user.name=bob").await.status,
-        StatusCode::OK
-    );
+    for path in ["/conf", "/conf?user.name=bob", "/jmx", "/jmx?user.name=bob"] {
+        assert_eq!(get(&rm.router, path).await.status, StatusCode::OK, "{path}");
+    }
 }
 
 #[tokio::test(start_paused = true)]
