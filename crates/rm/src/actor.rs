@@ -825,6 +825,13 @@ impl Actor {
                 self.handle(now, cmd);
             }
             self.after_batch(now);
+            // Compactions of the state store write on threads of their
+            // own; one whose thread is done is put in place here, at the
+            // latest a gauge refresh later when no command comes.
+            if let Some(store) = &mut self.store {
+                store.poll();
+            }
+            self.drain_recovery.poll_store();
         }
         let now = self.clock.now();
         self.publish(now);

@@ -12,8 +12,9 @@
 //! At start the file is read, folded into the apps still alive and the
 //! newest ended ones (`yarn.resourcemanager.state-store.max-completed-applications`
 //! of them), and rewritten with only those; while the RM runs it is
-//! rewritten so again whenever enough was appended (`lines`), so it never
-//! grows far beyond them. The actor feeds each to
+//! rewritten so again whenever enough was appended, on a thread of its own
+//! rather than the actor's task (`lines`), so it never grows far beyond
+//! them. The actor feeds each to
 //! the core (`Input::EndedAppRecovered`, `Input::AppRecovered`), with a
 //! clock whose origin reaches back to the earliest time they hold.
 //! Containers are not stored: nodes bring theirs back when they
@@ -427,6 +428,13 @@ impl StateStore {
     /// The file written.
     pub fn path(&self) -> &Path {
         self.lines.path()
+    }
+
+    /// Finishes a compaction of the file whose thread is done (see
+    /// `lines`): the actor calls it on each wake-up, so that one finishes
+    /// while nothing is appended.
+    pub(crate) fn poll(&mut self) {
+        self.lines.poll();
     }
 
     /// Whether `app` is stored and has not ended.
@@ -1726,6 +1734,10 @@ mod tests {
                 let record = ended_record(done, AppState::Finished, 10_000 + u64::from(done));
                 store.ended(AppId::new(7, done), Some(&record), None, &clock);
             }
+            // Once a compaction has started, the file stays as it was,
+            // appended to, until its thread is done; waiting for it makes
+            // the largest size below the same on any machine.
+            store.lines.wait_for_compaction();
             largest = largest.max(std::fs::metadata(&path).unwrap().len());
         }
         // Bounded by the floor plus what is live, not by the 200 apps.

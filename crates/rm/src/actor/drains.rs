@@ -101,6 +101,13 @@ impl DrainRecovery {
         }
     }
 
+    /// Finishes a compaction of the file of drains whose thread is done.
+    pub(super) fn poll_store(&mut self) {
+        if let Some(store) = &mut self.store {
+            store.poll();
+        }
+    }
+
     /// Ends the drains still waiting once their nodes' time to come back
     /// is up.
     pub(super) fn expire(&mut self, now: Time) {

@@ -96,6 +96,12 @@ impl DrainStore {
         self.lines.path()
     }
 
+    /// Finishes a compaction of the file whose thread is done (see
+    /// `lines`), as `StateStore::poll` does.
+    pub(crate) fn poll(&mut self) {
+        self.lines.poll();
+    }
+
     /// The terms stored for `node`'s drain, if one is under way.
     pub(crate) fn get(&self, node: &NodeId) -> Option<&StoredDrain> {
         self.lines.folded().0.get(node)
