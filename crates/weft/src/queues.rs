@@ -63,8 +63,9 @@ struct Source {
     /// The allocation file (fair-scheduler.xml).
     file: PathBuf,
     /// A configuration directory, as for `weft rm --conf`: its site files
-    /// (core-site.xml, yarn-site.xml, weft-site.xml) give the yarn.scheduler.*
-    /// settings (default: Hadoop's). Its own allocation file is not read.
+    /// (core-site.xml, yarn-site.xml, weft-site.xml) give the scheduler's
+    /// settings, yarn.scheduler.* and yarn.acl.enable (default: Hadoop's).
+    /// Its own allocation file is not read.
     #[arg(long, value_name = "DIR")]
     conf: Option<PathBuf>,
 }
