@@ -422,8 +422,9 @@ pub(crate) const MAX_CONFIG_BYTES: u64 = 64 << 20;
 /// Reads a configuration file that must be a regular file of at most
 /// `MAX_CONFIG_BYTES`: a path pointing at a device or a pipe (`/dev/zero`,
 /// a FIFO nobody writes) would otherwise grow memory without end or block
-/// the reload for good.
-pub(crate) fn read_config_file(path: &Path) -> std::io::Result<String> {
+/// the reload for good. Public so that tools checking a file offline
+/// (`weft queues`) read it as the RM would and refuse what it refuses.
+pub fn read_config_file(path: &Path) -> std::io::Result<String> {
     use std::io::{Error, ErrorKind, Read as _};
     // Checked by path before opening: opening a FIFO blocks.
     if !std::fs::metadata(path)?.is_file() {
@@ -575,6 +576,18 @@ pub fn reread_admin_acl(dir: &Path) -> Result<(Acl, Vec<String>), ConfigError> {
     let mut warnings = Vec::new();
     let site = read_site(dir, &mut warnings)?;
     Ok((site.scheduler.admin_acl, warnings))
+}
+
+/// The core's settings as `weft rm --conf DIR` would read them from the
+/// site files in `dir`, with the warnings they give (default settings, with
+/// a warning, when there are none), for tools that show what an allocation
+/// file means without starting an RM (`weft queues`). As at start, site
+/// files with a problem anywhere are refused whole; the directory's other
+/// files (allocation, group, hosts, topology) are not read.
+pub fn read_core_settings(dir: &Path) -> Result<(CoreSettings, Vec<String>), ConfigError> {
+    let mut warnings = Vec::new();
+    let site = read_site(dir, &mut warnings)?;
+    Ok((site.core, warnings))
 }
 
 /// The site files in `dir` (`SITE_FILES`, those present) as one
@@ -1657,6 +1670,58 @@ mod tests {
         "#]]
         .assert_debug_eq(&dir.hide(&config.warnings[0]));
         assert_eq!(config.warnings.len(), 3, "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn core_settings_are_read_from_the_site_files_alone() {
+        // A broken allocation file and a missing group file would stop
+        // `RmConfig::load`; a tool that brings its own allocation file only
+        // needs the scheduler's properties.
+        let dir = ConfDir::new(
+            "core-settings",
+            &[
+                (
+                    YARN_SITE_FILE_NAME,
+                    site(&[
+                        ("yarn.acl.enable", "true"),
+                        ("yarn.scheduler.fair.user-as-default-queue", "false"),
+                    ])
+                    .as_str(),
+                ),
+                (
+                    SITE_FILE_NAME,
+                    site(&[
+                        ("yarn.scheduler.maximum-allocation-mb", "4096"),
+                        ("weft.rm.groups.file", "missing-groups"),
+                    ])
+                    .as_str(),
+                ),
+                ("fair-scheduler.xml", "<allocations><queue/>"),
+            ],
+        );
+        assert!(dir.load().is_err());
+        let (core, warnings) = read_core_settings(&dir.0).unwrap();
+        assert!(core.scheduler.acl_enable);
+        assert!(!core.scheduler.user_as_default_queue);
+        assert_eq!(core.scheduler.max_allocation().memory_mb(), 4096);
+        assert_eq!(warnings, Vec::<String>::new());
+        // A bad value is refused as at start, naming its file.
+        std::fs::write(
+            dir.0.join(SITE_FILE_NAME),
+            site(&[("yarn.acl.enable", "maybe")]),
+        )
+        .unwrap();
+        let err = read_core_settings(&dir.0).unwrap_err();
+        assert!(
+            dir.hide(&err.to_string())
+                .starts_with("<dir>/weft-site.xml: the site configuration has 1 problem:"),
+            "{err}"
+        );
+        // No site file: Hadoop's defaults, with a warning.
+        let empty = ConfDir::new("core-settings-empty", &[]);
+        let (core, warnings) = read_core_settings(&empty.0).unwrap();
+        assert_eq!(core, CoreSettings::default());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
     }
 
     #[test]

@@ -6,13 +6,15 @@
 //! REST API (YARN's single-dash spellings work: `weft application -list`);
 //! `weft daemonlog` reads and sets a running RM's log levels, as `hadoop
 //! daemonlog`; `weft load` drives a running RM with simulated nodes and
-//! AMs; `weft sim` runs the simulator.
+//! AMs; `weft sim` runs the simulator; `weft queues` checks an allocation
+//! file offline, shows its queues and tries its placement rules.
 //!
 //! This file and its modules (`app`, `nm`, `local`, `cli_attempts`, `top`,
-//! `daemonlog`, and `logging`, the subscriber whose filter the RM's
+//! `daemonlog`, `queues`, and `logging`, the subscriber whose filter the RM's
 //! `/logLevel` changes) only parse arguments, set up logging and signals,
 //! and print; the work is `weft-rm`'s,
-//! `weft-nm`'s and `weft-sim`'s. A new subcommand is one more variant of
+//! `weft-nm`'s and `weft-sim`'s (and, for `queues`, `weft-queue-tree`'s
+//! and `weft-core`'s). A new subcommand is one more variant of
 //! `Command` and one more arm in `run`.
 
 mod app;
@@ -21,6 +23,7 @@ mod daemonlog;
 mod local;
 mod logging;
 mod nm;
+mod queues;
 mod top;
 
 use std::net::SocketAddr;
@@ -92,6 +95,8 @@ enum Command {
     Load(LoadArgs),
     /// Replay a workload through the scheduler on virtual time (no service needed).
     Sim(weft_sim::cli::SimArgs),
+    /// An allocation file offline: check it, show its queues, try its placement rules.
+    Queues(queues::QueuesArgs),
 }
 
 #[derive(Args, Debug)]
@@ -527,6 +532,11 @@ fn main() -> ExitCode {
             e.exit();
         }
     }
+    // `weft queues` reads files and prints; it needs neither, and has exit
+    // statuses of its own (1: invalid, 2: usage).
+    if let Command::Queues(a) = args.command {
+        return queues::run(a);
+    }
     // The simulator runs on virtual time in this thread: no logging
     // subscriber, no async runtime.
     if let Command::Sim(sim) = args.command {
@@ -613,6 +623,7 @@ async fn run(command: Command, log_levels: Arc<logging::ReloadableFilter>) -> an
         Command::Load(a) => load(a).await,
         // Handled in `main`, before any runtime starts.
         Command::Sim(a) => weft_sim::cli::run(a),
+        Command::Queues(_) => unreachable!("main runs weft queues before starting a runtime"),
     }
 }
 
@@ -1202,6 +1213,26 @@ mod tests {
         }
         let e = parse("weft rmadmin -updateNodeResource h1:8041 4g 4").unwrap_err();
         assert!(e.to_string().contains("MEMORY_MB \"4g\""), "{e}");
+    }
+
+    #[test]
+    fn queues_is_a_command_of_its_own() {
+        for line in [
+            "weft queues check conf/fair-scheduler.xml --strict",
+            "weft queues show conf/fair-scheduler.xml --cluster 40960mb,40vcores --format json",
+            "weft queues place conf/fair-scheduler.xml --user alice --groups dev,staff --queue a",
+        ] {
+            match Weft::try_parse_from(args(line)) {
+                Ok(Weft {
+                    command: Command::Queues(_),
+                    ..
+                }) => {}
+                other => panic!("{line} parsed as {other:?}"),
+            }
+        }
+        // `weft queue` (YARN's -status) is another command.
+        let e = Weft::try_parse_from(args("weft queues -status root")).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{e}");
     }
 
     #[test]
