@@ -37,6 +37,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::Method;
@@ -46,6 +47,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use weft_model::{AppId, ContainerId, NodeId, Resource};
+use weft_rm::Embedding;
 use weft_rm::client::{ClientError, RmClient};
 use weft_rm::dto::ResourceDto;
 use weft_rm::dto::nm::{
@@ -53,6 +55,7 @@ use weft_rm::dto::nm::{
     NodeRegisterRequest, NodeRegisterResponse, NodeUnregisterRequest, NodeUnregisterResponse,
     ResourceUtilizationDto, RunningContainerDto, StopReasonDto,
 };
+use weft_rm::groups::{GroupCacheSettings, GroupSource, MappingClass, UserGroups};
 use weft_rm::token::ContainerToken;
 
 use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
@@ -190,6 +193,14 @@ enum Command {
 }
 
 impl AgentHandle {
+    /// A handle to no agent, for router tests of what needs none: every
+    /// question to it goes unanswered, as to an agent that has stopped.
+    #[cfg(test)]
+    pub(crate) fn detached() -> AgentHandle {
+        let (tx, _) = mpsc::channel(1);
+        AgentHandle { tx }
+    }
+
     async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
         let (tx, rx) = oneshot::channel();
         self.tx.send(make(tx)).await.ok()?;
@@ -236,10 +247,23 @@ impl AgentHandle {
 
 impl NodeManager {
     /// Starts the agent and its HTTP API on `listener`; the agent registers
-    /// with the RM at once and keeps trying until the RM answers.
+    /// with the RM at once and keeps trying until the RM answers. Its
+    /// `/logLevel` has no filter to change (404); see `start_with`.
     pub async fn start(
         config: NmConfig,
         listener: TcpListener,
+    ) -> Result<NodeManager, NmStartError> {
+        NodeManager::start_with(config, listener, Embedding::default()).await
+    }
+
+    /// As `start`, with what the process around the agent supplies: the
+    /// logging filter `/logLevel` reads and changes, and where users' groups
+    /// come from for `yarn.admin.acl` (Hadoop's default mapping over it:
+    /// the operating system's name service, cached as Hadoop caches it).
+    pub async fn start_with(
+        config: NmConfig,
+        listener: TcpListener,
+        embedding: Embedding,
     ) -> Result<NodeManager, NmStartError> {
         let local: SocketAddr = listener.local_addr().map_err(|source| NmStartError::Io {
             what: "cannot read the listening address".to_owned(),
@@ -304,6 +328,13 @@ impl NodeManager {
             handle: handle.clone(),
             node: node.clone(),
             work_dir: config.work_dir.clone(),
+            log_levels: embedding.log_levels,
+            acl: Arc::new(config.acl.clone()),
+            groups: Arc::new(UserGroups::new(
+                GroupSource::Mapping(MappingClass::JniWithFallback),
+                GroupCacheSettings::default(),
+                embedding.groups,
+            )),
         });
         let agent = Agent {
             session: Session {
@@ -334,6 +365,8 @@ impl NodeManager {
         let mut agent_ended = ended.clone();
         let server = tokio::spawn(async move {
             // The API closes with the agent, stopped or ended on its own.
+            // The callers' addresses, for `/logLevel`'s log line.
+            let api = api.into_make_service_with_connect_info::<SocketAddr>();
             let serve = axum::serve(listener, api).with_graceful_shutdown(async move {
                 tokio::select! {
                     _ = server_stop.wait_for(|s| *s) => {}

@@ -1,7 +1,8 @@
 //! What a node agent is started with (`NmConfig`), its defaults, how its
 //! identity (node id and advertised web address) follows from where it
-//! listens, and the `yarn.nodemanager.health-checker.*` properties of a
-//! yarn-site file (`read_site`).
+//! listens, and the properties of a yarn-site file it reads (`read_site`):
+//! the `yarn.nodemanager.health-checker.*` ones, and `yarn.acl.enable` and
+//! `yarn.admin.acl` for who may use its `/logLevel`.
 //!
 //! Reading flags and files is the `weft` command's job; this module only
 //! holds values and checks them. Running the health script is `health`'s.
@@ -11,7 +12,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use weft_model::{NodeId, Resource};
-use weft_queue_tree::site::{HadoopConfig, Location, SiteError};
+use weft_queue_tree::Acl;
+use weft_queue_tree::site::{self, HadoopConfig, Location, SiteError};
+use weft_rm::access::AclSettings;
 
 /// How a container's memory limit is enforced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,6 +65,11 @@ pub struct NmConfig {
     /// `yarn.nodemanager.health-checker.script.path`); `None`: the node
     /// always reports itself healthy.
     pub health_script: Option<HealthScript>,
+    /// `yarn.acl.enable` and `yarn.admin.acl`, as Hadoop's NodeManager
+    /// web server takes them: who may read and set the node's log levels
+    /// (`/logLevel`). Hadoop's defaults: ACLs off, and everybody an
+    /// administrator.
+    pub acl: AclSettings,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -101,7 +109,7 @@ const DEFAULT_HEALTH_TIMEOUT_MS: u64 = 1_200_000;
 /// clock reading plus it.
 const MAX_HEALTH_MS: u64 = 86_400_000;
 
-/// The health checker's property names. Hadoop 3.3 names each script by a
+/// The property names read. Hadoop 3.3 names each health script by a
 /// keyword listed in `...health-checker.scripts` (default `script`), so
 /// with the default keyword its per-script names are the classic
 /// single-script ones; the global interval and timeout apply where the
@@ -127,6 +135,8 @@ mod names {
         // always runs it first (briefly waited for before registering).
         "yarn.nodemanager.health-checker.run-before-startup",
     ];
+    pub(super) const ACL_ENABLE: &str = "yarn.acl.enable";
+    pub(super) const ADMIN_ACL: &str = "yarn.admin.acl";
 }
 
 impl NmConfig {
@@ -150,13 +160,18 @@ impl NmConfig {
             rm_timeout: Duration::from_secs(10),
             completed_kept: 1000,
             health_script: None,
+            acl: AclSettings {
+                enabled: false,
+                admins: Acl::everyone(),
+            },
         }
     }
 }
 
 /// Reads the node's properties from a yarn-site file's text (`file` names
-/// it in messages): today the health checker's. Other properties are
-/// ignored, since a yarn-site file holds the whole cluster's settings.
+/// it in messages): the health checker's, and the ACL switch and the
+/// administrators (`yarn.acl.enable`, `yarn.admin.acl`). Other properties
+/// are ignored, since a yarn-site file holds the whole cluster's settings.
 /// Answers warnings (unknown `health-checker` names, typos most likely),
 /// each with file and position; every bad value is an error, all at once.
 pub fn read_site(
@@ -254,6 +269,19 @@ pub fn read_site(
             }
             config.health_script = Some(script);
         }
+    }
+    if let Some(v) = value(names::ACL_ENABLE) {
+        match site::parse_bool(v) {
+            Some(enabled) => config.acl.enabled = enabled,
+            None => bad(
+                names::ACL_ENABLE,
+                "is not a boolean (true or false)".to_owned(),
+            ),
+        }
+    }
+    if let Some(p) = site.get(names::ADMIN_ACL) {
+        // Untrimmed: a leading space is what makes an ACL of groups only.
+        config.acl.admins = Acl::parse(&p.value);
     }
     if !problems.is_empty() {
         problems.sort_by_key(|p| p.location);
@@ -484,6 +512,38 @@ mod tests {
         );
         let err = read_site(&mut c, "yarn-site.xml", "<configuration>").unwrap_err();
         assert!(err.to_string().starts_with("yarn-site.xml: "), "{err}");
+    }
+
+    #[test]
+    fn the_acl_switch_and_administrators_are_read_from_a_site_file() {
+        let mut c = config();
+        // Hadoop's defaults: off, and everybody an administrator.
+        assert!(!c.acl.enabled);
+        assert!(c.acl.admins.everyone);
+        read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[
+                ("yarn.acl.enable", " TRUE "),
+                ("yarn.admin.acl", "yarn,hdfs ops"),
+            ]),
+        )
+        .unwrap();
+        assert!(c.acl.enabled);
+        assert_eq!(c.acl.admins, Acl::parse("yarn,hdfs ops"));
+        assert!(c.acl.admins.groups.contains("ops"));
+
+        let err = read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[("yarn.acl.enable", "yes")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "yarn-site.xml: line 2, column 39: property yarn.acl.enable: \"yes\" is not a boolean (true or false)"
+        );
     }
 
     #[test]

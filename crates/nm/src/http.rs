@@ -1,15 +1,20 @@
 //! The node's HTTP API, after YARN's NodeManager REST API: the node's
 //! report, its containers, starting a container the RM allocated here (for
-//! a caller with its token), and reading container logs (`docs/api.md`, "The node's API").
+//! a caller with its token), and reading container logs (`docs/api.md`, "The node's API");
+//! and Hadoop's `/logLevel`, as every daemon serves it.
 //!
-//! Handlers parse and answer; every decision is the agent's. Errors are
+//! Handlers parse and answer; every decision about containers is the
+//! agent's, and `/logLevel`'s rules and answer are the RM's
+//! (`weft_rm::http::log_level`), so both daemons answer it alike. Errors are
 //! Hadoop's `RemoteException` bodies, as the RM answers them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -17,8 +22,12 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use tokio_util::io::ReaderStream;
 use weft_model::{ContainerId, NodeId};
 use weft_rm::ApiError;
-use weft_rm::http::codec::Params;
+use weft_rm::access::{AclSettings, Identity};
+use weft_rm::groups::UserGroups;
+use weft_rm::http::codec::{Params, UserName};
+use weft_rm::http::log_level::{self, LogLevelQuery, LogLevelRequest};
 use weft_rm::http::{method_not_allowed, with_trailing_slashes};
+use weft_rm::log_levels::LogLevels;
 
 use crate::agent::{AgentHandle, StartContainerError};
 use crate::dto::{
@@ -36,6 +45,14 @@ pub struct NodeApi {
     pub node: NodeId,
     /// Where container logs are (`logs/<app>/<container>/`).
     pub work_dir: PathBuf,
+    /// The process's logging filter, which `/logLevel` reads and changes;
+    /// `None` when the agent was started without one (`/logLevel` says so
+    /// with 404).
+    pub log_levels: Option<Arc<dyn LogLevels>>,
+    /// Who may use `/logLevel` (`yarn.acl.enable`, `yarn.admin.acl`).
+    pub acl: Arc<AclSettings>,
+    /// Users' groups, for the groups `yarn.admin.acl` names.
+    pub groups: Arc<UserGroups>,
 }
 
 /// The node's routes.
@@ -54,9 +71,44 @@ pub fn router(api: NodeApi) -> Router {
             get(log_file),
         ),
     ])
+    // Hadoop's servlet path, outside the REST tree: no trailing slash, as the RM's.
+    .route("/logLevel", get(log_level))
     .fallback(not_found)
     .method_not_allowed_fallback(method_not_allowed)
     .with_state(api)
+}
+
+/// `GET /logLevel`: the RM's rules and answer (`weft_rm::http::log_level`)
+/// over this process's filter and this node's administrators. The node
+/// has no audit log, so a set is only logged.
+async fn log_level(
+    State(api): State<NodeApi>,
+    UserName(user): UserName,
+    Params(query): Params<LogLevelQuery>,
+    parts: Parts,
+) -> Result<Response, ApiError> {
+    let who = match user {
+        // With ACLs off nobody is checked, so nobody's groups are looked up.
+        Some(user) if api.acl.enabled => Some(Identity {
+            groups: api.groups.groups(&user).await,
+            user,
+        }),
+        Some(user) => Some(Identity {
+            user,
+            groups: Vec::new(),
+        }),
+        None => None,
+    };
+    let daemon = format!("nodemanager {}", api.node);
+    let text = log_level::answer(&LogLevelRequest {
+        daemon: &daemon,
+        levels: api.log_levels.as_deref(),
+        acl: &api.acl,
+        who: who.as_ref(),
+        from: log_level::caller_ip(&parts),
+        query: &query,
+    })?;
+    Ok(log_level::text(text))
 }
 
 fn json(status: StatusCode, body: &impl serde::Serialize) -> Response {
@@ -219,3 +271,6 @@ fn log_range(len: u64, size: Option<i64>) -> (u64, u64) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

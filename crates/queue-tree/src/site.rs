@@ -50,6 +50,7 @@ pub use settings::{
     Fraction, HeartbeatAssignment, LocalityDelay, LocalityRelaxation, LocalityThreshold, MaxAssign,
     OpportunityThresholds, PreemptionModel, SchedulerSettings, TimeDelays, UnknownPreemptionModel,
 };
+pub use values::parse_bool;
 
 /// Parses a site file and reads the scheduler settings from it: the warnings
 /// of both steps, the file's first.

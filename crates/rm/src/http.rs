@@ -8,6 +8,7 @@
 
 pub mod codec;
 pub mod error;
+pub mod log_level;
 
 mod am;
 mod apps;
@@ -16,7 +17,6 @@ mod cluster;
 mod conf;
 mod explain;
 mod jmx;
-mod log_level;
 mod nm;
 #[cfg(test)]
 mod tests;

@@ -6,11 +6,14 @@
 //!
 //! How the process's logging is set up (the subscriber, its format, a
 //! reloadable filter) is the binary's business: this crate only sees the
-//! trait, so an embedder or a test hands it whatever implementation it has.
-//! The directives are `tracing_subscriber::EnvFilter`'s text (`RUST_LOG`'s
-//! syntax), which is what both sides agree on.
+//! trait, so an embedder or a test hands it whatever implementation it has
+//! (`DirectivesOnly` is one with no subscriber behind it). The directives
+//! are `tracing_subscriber::EnvFilter`'s text (`RUST_LOG`'s syntax), which
+//! is what both sides agree on. Serving them over HTTP, to whom, is
+//! `http::log_level`'s, for the RM and the node agent alike.
 
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 
 use tracing::level_filters::LevelFilter;
 
@@ -27,8 +30,55 @@ pub trait LogLevels: Send + Sync + fmt::Debug {
     /// Makes `level` the level of `target`: its directive (for the default
     /// target, the one naming no target) is replaced by `target=level` and
     /// every other directive is kept, as [`with_level`] edits them.
-    /// Returns the directives now in force.
-    fn set_level(&self, target: &Target, level: LevelFilter) -> Result<String, LogLevelError>;
+    /// Returns the directives the change replaced and those now in force.
+    fn set_level(&self, target: &Target, level: LevelFilter) -> Result<LevelChange, LogLevelError>;
+}
+
+/// What setting a level did, as the one step that did it saw the filter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelChange {
+    /// The directives before the change.
+    pub before: String,
+    /// The directives now in force.
+    pub after: String,
+}
+
+/// A filter that is only its directives, with no subscriber behind it: it
+/// reads and edits them as a real filter would, and changes nothing that
+/// is logged. For tests of the daemons' `/logLevel`, which have no
+/// subscriber of their own to change.
+#[derive(Debug)]
+pub struct DirectivesOnly {
+    directives: Mutex<String>,
+}
+
+impl DirectivesOnly {
+    /// A filter of `directives`, taken as they are (unchecked).
+    pub fn new(directives: &str) -> DirectivesOnly {
+        DirectivesOnly {
+            directives: Mutex::new(directives.to_owned()),
+        }
+    }
+}
+
+impl LogLevels for DirectivesOnly {
+    fn directives(&self) -> String {
+        // Each write swaps in a whole string, so a poisoned lock still holds one.
+        self.directives
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_level(&self, target: &Target, level: LevelFilter) -> Result<LevelChange, LogLevelError> {
+        let mut d = self
+            .directives
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let after = with_level(&d, target, level);
+        let before = std::mem::replace(&mut *d, after.clone());
+        Ok(LevelChange { before, after })
+    }
 }
 
 /// Why a level could not be read or set.
@@ -337,6 +387,24 @@ mod tests {
             effective_level("hyper", &target("hyper::proto")),
             LevelFilter::TRACE
         );
+    }
+
+    #[test]
+    fn a_filter_of_directives_alone_reports_what_each_set_replaced() {
+        let levels = DirectivesOnly::new("info,hyper=warn");
+        let change = levels
+            .set_level(&target("weft_core"), LevelFilter::DEBUG)
+            .unwrap();
+        assert_eq!(
+            change,
+            LevelChange {
+                before: "info,hyper=warn".to_owned(),
+                after: "info,hyper=warn,weft_core=debug".to_owned(),
+            }
+        );
+        let change = levels.set_level(&target(""), LevelFilter::WARN).unwrap();
+        assert_eq!(change.before, "info,hyper=warn,weft_core=debug");
+        assert_eq!(levels.directives(), "hyper=warn,weft_core=debug,warn");
     }
 
     #[test]

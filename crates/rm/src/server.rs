@@ -75,7 +75,8 @@ pub enum ServeError {
 }
 
 /// What the process around the service supplies, which the service
-/// cannot make for itself.
+/// cannot make for itself. A node agent (`weft_nm::NodeManager::start_with`)
+/// takes the same.
 #[derive(Clone, Debug)]
 pub struct Embedding {
     /// Where users' groups come from wherever the configuration maps them

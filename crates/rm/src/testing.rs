@@ -1,7 +1,7 @@
 //! Test fixtures shared by this crate's tests: a small configuration, a
 //! running service on a pinned clock whose users' groups come from a fake
 //! name service (so no test depends on who exists on the machine) and a
-//! logging filter that is only its directives, and a
+//! logging filter that is only its directives (`DirectivesOnly`), and a
 //! `call` helper that sends one request through the router
 //! (`tower::ServiceExt::oneshot`) and returns status, headers and body.
 //!
@@ -21,9 +21,8 @@ use tower::ServiceExt;
 use crate::clock::Clock;
 use crate::config::RmConfig;
 use crate::groups::{GroupLookup, LookupError};
-use crate::log_levels::{self, LogLevelError, LogLevels, Target};
+use crate::log_levels::DirectivesOnly;
 use crate::server::{Embedding, Service};
-use tracing::level_filters::LevelFilter;
 
 /// The epoch origin tests pin, so ids are `application_1700000000000_NNNN`.
 pub(crate) const EPOCH: u64 = 1_700_000_000_000;
@@ -79,38 +78,10 @@ pub(crate) fn start(config: RmConfig, epoch_origin_ms: u64, groups: Arc<FakeGrou
         Clock::with_epoch_origin(epoch_origin_ms),
         Embedding {
             groups,
-            log_levels: Some(FakeLogLevels::with("info")),
+            log_levels: Some(Arc::new(DirectivesOnly::new("info"))),
         },
     )
     .expect("the service starts")
-}
-
-/// A logging filter that is only its directives: what `/logLevel` reads
-/// and edits, with no subscriber behind it.
-#[derive(Debug)]
-pub(crate) struct FakeLogLevels {
-    directives: Mutex<String>,
-}
-
-impl FakeLogLevels {
-    /// A filter of `directives`.
-    pub(crate) fn with(directives: &str) -> Arc<FakeLogLevels> {
-        Arc::new(FakeLogLevels {
-            directives: Mutex::new(directives.to_owned()),
-        })
-    }
-}
-
-impl LogLevels for FakeLogLevels {
-    fn directives(&self) -> String {
-        self.directives.lock().unwrap().clone()
-    }
-
-    fn set_level(&self, target: &Target, level: LevelFilter) -> Result<String, LogLevelError> {
-        let mut d = self.directives.lock().unwrap();
-        *d = log_levels::with_level(&d, target, level);
-        Ok(d.clone())
-    }
 }
 
 /// A name service that knows only the users a test gives it, counting the

@@ -1,11 +1,11 @@
 //! `weft daemonlog`: Hadoop's `hadoop daemonlog`, reading and setting a
-//! tracing target's level on a running RM through its `/logLevel`
-//! (`-getlevel <host:port> <target>`, `-setlevel <host:port> <target>
-//! <level>`), and printing the RM's answer.
+//! tracing target's level on a running RM or node agent through its
+//! `/logLevel` (`-getlevel <host:port> <target>`, `-setlevel <host:port>
+//! <target> <level>`), and printing the daemon's answer.
 //!
-//! Which targets and levels are taken is the RM's to say (`weft_rm::log_levels`):
-//! this module sends what it is given, so an RM that takes more than this
-//! command knows of is not refused here.
+//! Which targets and levels are taken is the daemon's to say (`weft_rm::log_levels`,
+//! for both): this module sends what it is given, so a daemon that takes
+//! more than this command knows of is not refused here.
 
 use std::time::Duration;
 

@@ -5,7 +5,10 @@
 //! then keeps running for `weft app submit` and friends until Ctrl-C.
 //!
 //! The RM is `weft_rm::Service`, the nodes `weft_nm::NodeManager`, the demo
-//! apps `weft_nm::distributed_shell`; this module wires and prints.
+//! apps `weft_nm::distributed_shell`; this module wires and prints. The
+//! process has one logging filter, which the RM's `/logLevel` and every
+//! node's change alike, and the nodes take the RM's `yarn.acl.enable` and
+//! `yarn.admin.acl`.
 //!
 //! A node agent that ends on its own (the RM refused or decommissioned it,
 //! `weft rmadmin -refreshNodes` with a `--conf` naming hosts files) is
@@ -23,9 +26,10 @@ use tokio::sync::{mpsc, watch};
 use weft_model::Resource;
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
 use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
-use weft_rm::RmConfig;
+use weft_rm::access::AclSettings;
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
+use weft_rm::{Embedding, RmConfig};
 
 use crate::app::Printer;
 use crate::print;
@@ -82,7 +86,18 @@ pub(crate) async fn run(
         tracing::warn!("{w}");
     }
     let source = config.source.clone();
-    // One process, one filter: the RM's /logLevel changes the nodes' logging too.
+    // The nodes take the RM's ACL settings as of start, as a Hadoop
+    // NodeManager reads the same yarn-site.xml once.
+    let acl = AclSettings {
+        enabled: config.core.scheduler.acl_enable,
+        admins: config.core.scheduler.admin_acl.clone(),
+    };
+    // One process, one filter: the RM's /logLevel and every node's change
+    // the same levels.
+    let embedding = Embedding {
+        log_levels: Some(log_levels.clone()),
+        ..Embedding::default()
+    };
     let service = crate::start_service(config, log_levels)?;
     let listener = tokio::net::TcpListener::bind(a.listen).await.with_context(|| {
         format!(
@@ -103,7 +118,7 @@ pub(crate) async fn run(
     let mut nodes = Vec::with_capacity(a.nodes);
     let mut outcome = Ok(());
     for i in 0..a.nodes {
-        match start_node(&a, &rm_url, &work, i).await {
+        match start_node(&a, &rm_url, &work, i, &acl, &embedding).await {
             Ok(n) => nodes.push(n),
             Err(e) => {
                 outcome = Err(e.context(format!("cannot start node {}", i + 1)));
@@ -148,6 +163,8 @@ async fn start_node(
     rm_url: &str,
     work: &std::path::Path,
     i: usize,
+    acl: &AclSettings,
+    embedding: &Embedding,
 ) -> anyhow::Result<NodeManager> {
     let mut config = NmConfig::new(
         rm_url.to_owned(),
@@ -157,8 +174,9 @@ async fn start_node(
     config.rack = format!("/rack{}", i % 2 + 1);
     config.memory_enforcement = MemoryEnforcement::Auto;
     config.monitor_interval = Duration::from_millis(1000);
+    config.acl = acl.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    Ok(NodeManager::start(config, listener).await?)
+    Ok(NodeManager::start_with(config, listener, embedding.clone()).await?)
 }
 
 /// The cluster's life once it is up: the nodes registered, the demo, then

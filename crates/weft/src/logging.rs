@@ -12,7 +12,7 @@ use tracing::level_filters::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Registry, reload};
-use weft_rm::log_levels::{self, LogLevelError, LogLevels, Target};
+use weft_rm::log_levels::{self, LevelChange, LogLevelError, LogLevels, Target};
 
 use crate::LogFormat;
 
@@ -48,16 +48,20 @@ impl LogLevels for ReloadableFilter {
             .unwrap_or_default()
     }
 
-    fn set_level(&self, target: &Target, level: LevelFilter) -> Result<String, LogLevelError> {
+    fn set_level(&self, target: &Target, level: LevelFilter) -> Result<LevelChange, LogLevelError> {
         let mut res = None;
         // Read, edit and swap under the handle's one lock, so two changes
-        // at once both land.
+        // at once both land and each reports what it replaced.
         let swapped = self.handle.modify(|filter| {
-            let edited = log_levels::with_level(&filter.to_string(), target, level);
+            let before = filter.to_string();
+            let edited = log_levels::with_level(&before, target, level);
             res = Some(match EnvFilter::try_new(&edited) {
                 Ok(new) => {
                     *filter = new;
-                    Ok(filter.to_string())
+                    Ok(LevelChange {
+                        before,
+                        after: filter.to_string(),
+                    })
                 }
                 Err(e) => Err(LogLevelError::Refused {
                     directives: edited,
@@ -92,11 +96,14 @@ mod tests {
         tracing::subscriber::with_default(subscriber, || {
             assert!(!tracing::enabled!(target: "weft_core", Level::DEBUG));
             assert!(tracing::enabled!(target: "weft_core", Level::INFO));
-            let now = levels
+            let change = levels
                 .set_level(&Target::parse("weft_core").unwrap(), LevelFilter::DEBUG)
                 .unwrap();
-            assert_eq!(now, "weft_core=debug,info");
-            assert_eq!(levels.directives(), now);
+            assert_eq!(
+                (change.before.as_str(), change.after.as_str()),
+                ("info", "weft_core=debug,info")
+            );
+            assert_eq!(levels.directives(), change.after);
             assert!(tracing::enabled!(target: "weft_core", Level::DEBUG));
             assert!(tracing::enabled!(target: "weft_core::assign", Level::DEBUG));
             assert!(!tracing::enabled!(target: "weft_core", Level::TRACE));
@@ -117,9 +124,9 @@ mod tests {
         let (_layer, handle) =
             reload::Layer::<_, Registry>::new(EnvFilter::new("warn,weft_rm::audit=info"));
         let levels = ReloadableFilter { handle };
-        let now = levels
+        let change = levels
             .set_level(&Target::parse("weft_core").unwrap(), LevelFilter::DEBUG)
             .unwrap();
-        assert_eq!(now, "weft_rm::audit=info,weft_core=debug,warn");
+        assert_eq!(change.after, "weft_rm::audit=info,weft_core=debug,warn");
     }
 }

@@ -4,14 +4,16 @@
 //! `weft applicationattempt`, `weft container`, `weft queue`, `weft
 //! node`, `weft rmadmin` and `weft top` are YARN-style clients of the RM's
 //! REST API (YARN's single-dash spellings work: `weft application -list`);
-//! `weft daemonlog` reads and sets a running RM's log levels, as `hadoop
-//! daemonlog`; `weft load` drives a running RM with simulated nodes and
-//! AMs; `weft sim` runs the simulator; `weft queues` checks an allocation
-//! file offline, shows its queues and tries its placement rules.
+//! `weft daemonlog` reads and sets a running RM's or node agent's log
+//! levels, as `hadoop daemonlog`; `weft load` drives a running RM with
+//! simulated nodes and AMs; `weft sim` runs the simulator; `weft queues`
+//! checks an allocation file offline, shows its queues and tries its
+//! placement rules.
 //!
 //! This file and its modules (`app`, `nm`, `local`, `cli_attempts`, `top`,
-//! `daemonlog`, `queues`, and `logging`, the subscriber whose filter the RM's
-//! `/logLevel` changes) only parse arguments, set up logging and signals,
+//! `daemonlog`, `queues`, and `logging`, the subscriber whose filter the
+//! RM's and the node agents' `/logLevel` change) only parse arguments, set
+//! up logging and signals,
 //! and print; the work is `weft-rm`'s,
 //! `weft-nm`'s and `weft-sim`'s (and, for `queues`, `weft-queue-tree`'s
 //! and `weft-core`'s). A new subcommand is one more variant of
@@ -601,11 +603,11 @@ fn describe(e: &anyhow::Error) -> String {
     text
 }
 
-/// Runs `command`; the RM's `/logLevel` changes `log_levels`.
+/// Runs `command`; the RM's and the node agents' `/logLevel` change `log_levels`.
 async fn run(command: Command, log_levels: Arc<logging::ReloadableFilter>) -> anyhow::Result<()> {
     match command {
         Command::Rm(a) => rm(a, log_levels).await,
-        Command::Nm(a) => nm::run(a).await,
+        Command::Nm(a) => nm::run(a, log_levels).await,
         Command::Local(a) => local::run(a, log_levels).await,
         Command::App(a) => app::run(a).await,
         Command::Application(a) => application(a).await,

@@ -3,16 +3,21 @@
 //! with the RM's words) or decommissions it (a clean exit: its work is done).
 //!
 //! The agent is `weft_nm::NodeManager`; this module turns flags (and the
-//! `--site` file's health-checker properties) into its settings.
+//! `--site` file's health-checker and ACL properties) into its settings,
+//! and hands it the process's logging filter for its `/logLevel`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
 use weft_model::Resource;
 use weft_nm::{AgentEnd, MemoryEnforcement, NmConfig, NodeManager};
+use weft_rm::Embedding;
+
+use crate::logging::ReloadableFilter;
 
 /// The longest interval a flag takes: an hour, far past any sensible grace
 /// or sampling period, and far from overflowing a clock reading.
@@ -61,7 +66,8 @@ pub(crate) struct NmArgs {
     #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..=MAX_MS))]
     monitor_interval_ms: u64,
     /// A Hadoop-style yarn-site.xml; the agent reads its node health script
-    /// settings (yarn.nodemanager.health-checker.*) and ignores the rest.
+    /// settings (yarn.nodemanager.health-checker.*) and who may change its
+    /// log levels (yarn.acl.enable, yarn.admin.acl), and ignores the rest.
     #[arg(long)]
     site: Option<PathBuf>,
 }
@@ -102,7 +108,9 @@ impl NmArgs {
     }
 }
 
-pub(crate) async fn run(a: NmArgs) -> anyhow::Result<()> {
+/// Runs a node agent; its `/logLevel` changes `log_levels`, the process's
+/// own filter (the agent is the whole process).
+pub(crate) async fn run(a: NmArgs, log_levels: Arc<ReloadableFilter>) -> anyhow::Result<()> {
     let (config, listen) = a.config()?;
     let work_dir = config.work_dir.clone();
     let rm = config.rm.clone();
@@ -112,7 +120,11 @@ pub(crate) async fn run(a: NmArgs) -> anyhow::Result<()> {
     if let Some(script) = &config.health_script {
         tracing::info!(script = %script.path.display(), interval_ms = script.interval.as_millis() as u64, timeout_ms = script.timeout.as_millis() as u64, "node health script configured");
     }
-    let nm = NodeManager::start(config, listener).await?;
+    let embedding = Embedding {
+        log_levels: Some(log_levels),
+        ..Embedding::default()
+    };
+    let nm = NodeManager::start_with(config, listener, embedding).await?;
     tracing::info!(node = %nm.node_id(), http = nm.http_address(), rm = %rm, work_dir = %work_dir.display(), "node manager running");
     let end = tokio::select! {
         () = crate::shutdown_signal() => AgentEnd::Stopped,

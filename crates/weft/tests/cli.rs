@@ -3,6 +3,8 @@
 //! prints, on which stream, and its exit status. Applications are made by
 //! the distributed shell, in process, with no node to run on, so they wait
 //! (RUNNING, their unmanaged AM registered) until something kills them.
+//! `weft daemonlog` is run against a `weft nm` process, whose log shows
+//! what it did.
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Output, Stdio};
@@ -257,22 +259,38 @@ fn a_bad_rm_address_is_a_usage_error_saying_what_is_wrong() {
 /// Waits for the child's stdout to print a line starting with `prefix`,
 /// and returns the line's last word.
 fn wait_for_line(child: &mut Child, prefix: &str) -> String {
-    let out = child.stdout.take().unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let line = line_with(&lines, prefix);
+    line[line.find(prefix).unwrap_or(0)..]
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .to_owned()
+}
+
+/// The lines of a child's output stream as they come, read to its end on
+/// a thread of their own (so the child never blocks on a full pipe).
+fn lines_of(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
+        for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { break };
             let _ = tx.send(line);
         }
     });
+    rx
+}
+
+/// The next of `lines` that holds `needle`, waiting up to 30 s for it.
+fn line_with(lines: &mpsc::Receiver<String>, needle: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let line = rx
+        let line = lines
             .recv_timeout(left)
-            .unwrap_or_else(|e| panic!("no line with {prefix:?}: {e}"));
-        if let Some(at) = line.find(prefix) {
-            return line[at..].split_whitespace().last().unwrap().to_owned();
+            .unwrap_or_else(|e| panic!("no line with {needle:?}: {e}"));
+        if line.contains(needle) {
+            return line;
         }
     }
 }
@@ -363,4 +381,140 @@ fn ctrl_c_ends_the_load_runs_applications() {
     );
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(listed(&rm), 0);
+}
+
+/// A `weft nm` process reporting to an RM of ours, its `--site` file and
+/// work directory in a directory of its own; killed, and its directory
+/// removed, when dropped.
+struct Nm {
+    child: Child,
+    /// The node's address (`localhost:<port>`), from its log.
+    address: String,
+    /// Its log (standard error), line by line.
+    log: mpsc::Receiver<String>,
+    dir: std::path::PathBuf,
+}
+
+impl Nm {
+    fn start(rm: &Rm, name: &str, site: &[(&str, &str)]) -> Nm {
+        let dir = std::env::temp_dir().join(format!("weft-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let site_file = dir.join("yarn-site.xml");
+        std::fs::write(&site_file, weft_test_support::site_xml(site)).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args([
+                "nm",
+                "--rm",
+                &rm.url,
+                "--listen",
+                "127.0.0.1:0",
+                "--cgroup",
+                "off",
+            ])
+            .args(["--memory-mb", "1024", "--vcores", "1"])
+            .arg("--work-dir")
+            .arg(dir.join("work"))
+            .arg("--site")
+            .arg(&site_file)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let log = lines_of(child.stderr.take().unwrap());
+        let running = line_with(&log, "node manager running");
+        let address = running
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("node="))
+            .unwrap_or_else(|| panic!("no node= in {running}"))
+            .to_owned();
+        Nm {
+            child,
+            address,
+            log,
+            dir,
+        }
+    }
+}
+
+impl Drop for Nm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn daemonlog_reads_and_sets_a_node_agents_levels_for_its_administrators() {
+    let rm = Rm::start();
+    let nm = Nm::start(
+        &rm,
+        "daemonlog",
+        &[("yarn.acl.enable", "true"), ("yarn.admin.acl", "yarn")],
+    );
+    let daemonlog = |args: &[&str], user: &str| {
+        let mut all = vec!["daemonlog"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--user", user]);
+        weft_alone(&all)
+    };
+    let o = daemonlog(&["-getlevel", &nm.address, "weft_nm::agent"], "yarn");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!(
+            "Connecting to http://{}/logLevel?log=weft_nm%3A%3Aagent\n",
+            nm.address
+        )),
+        "{out}"
+    );
+    assert!(out.contains("Effective Level: INFO\n"), "{out}");
+
+    // The node's yarn.admin.acl, from its --site file, keeps others out.
+    let o = daemonlog(
+        &["-setlevel", &nm.address, "weft_nm::agent", "DEBUG"],
+        "bob",
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("user bob is not a cluster administrator (yarn.admin.acl)"),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+
+    let o = daemonlog(
+        &["-setlevel", &nm.address, "weft_nm::agent", "DEBUG"],
+        "yarn",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("Set Level: DEBUG\nEffective Level: DEBUG\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Directives: weft_nm::agent=debug,info\n"),
+        "{out}"
+    );
+    // The agent's own filter changed: it logs the change, with who, from
+    // where, and the directives before and after.
+    let line = line_with(&nm.log, "log level set");
+    for part in [
+        "by=\"yarn\"",
+        "from=127.0.0.1",
+        "target_name=weft_nm::agent",
+        "before=info",
+        "directives=weft_nm::agent=debug,info",
+    ] {
+        assert!(line.contains(part), "{part} in {line}");
+    }
+    let o = daemonlog(&["-getlevel", &nm.address, "weft_nm::agent::inner"], "yarn");
+    assert!(
+        stdout(&o).contains("Effective Level: DEBUG\n"),
+        "{}",
+        stdout(&o)
+    );
 }

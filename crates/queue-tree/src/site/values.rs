@@ -7,7 +7,7 @@
 
 /// A boolean: `true` or `false` in any case, surrounding whitespace ignored
 /// (Hadoop's `getBoolean`).
-pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+pub fn parse_bool(text: &str) -> Option<bool> {
     let t = text.trim();
     if t.eq_ignore_ascii_case("true") {
         Some(true)

@@ -1,7 +1,7 @@
 //! Bodies in and out: reading a JSON or XML request body within the size
 //! limit (the `Payload` extractor), choosing JSON or XML for an answer from
 //! `Accept` (`Format`), writing Hadoop's wrapped shapes (`Wire`), the query
-//! string (`Params`) and the caller's identity (`Caller`).
+//! string (`Params`) and the caller's name (`UserName`) and identity (`Caller`).
 //!
 //! Every rejection becomes an `ApiError`, so a malformed request always gets
 //! Hadoop's `RemoteException` body, never a framework's default text.
@@ -296,7 +296,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
 }
 
 #[derive(serde::Deserialize)]
-struct UserName {
+struct UserNameQuery {
     #[serde(rename = "user.name")]
     user_name: Option<String>,
 }
@@ -330,19 +330,35 @@ pub(crate) fn check_user_name(user: &str) -> Result<(), ApiError> {
 /// A caller that must be named; anonymous requests get 401, as Hadoop's write endpoints do.
 pub struct NamedCaller(pub crate::access::Identity);
 
+/// `?user.name=`, trimmed and checked as `Caller` checks it, on any
+/// router: `None` when absent or empty. Which groups the user has is for
+/// the handler to ask of its own mapping (`Caller` asks the RM's).
+pub struct UserName(pub Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for UserName {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<UserName, ApiError> {
+        let Params(q) = Params::<UserNameQuery>::from_request_parts(parts, state).await?;
+        let Some(user) = q.user_name.map(|u| u.trim().to_owned()) else {
+            return Ok(UserName(None));
+        };
+        if user.is_empty() {
+            return Ok(UserName(None));
+        }
+        check_user_name(&user)?;
+        Ok(UserName(Some(user)))
+    }
+}
+
 impl FromRequestParts<ApiState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &ApiState) -> Result<Caller, ApiError> {
-        let Params(q) = Params::<UserName>::from_request_parts(parts, state).await?;
-        let Some(user) = q.user_name.map(|u| u.trim().to_owned()) else {
-            return Ok(Caller(None));
-        };
-        if user.is_empty() {
-            return Ok(Caller(None));
+        match UserName::from_request_parts(parts, state).await? {
+            UserName(Some(user)) => Ok(Caller(Some(state.identity(&user).await))),
+            UserName(None) => Ok(Caller(None)),
         }
-        check_user_name(&user)?;
-        Ok(Caller(Some(state.identity(&user).await)))
     }
 }
 

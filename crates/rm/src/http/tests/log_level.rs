@@ -6,15 +6,14 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::log_levels::LogLevels;
+use crate::log_levels::{DirectivesOnly, LogLevels};
 use crate::server::Embedding;
-use crate::testing::FakeLogLevels;
 
 /// A service whose logging filter starts as `directives`, and the filter.
-fn with_filter(extra: &[(&str, &str)], directives: &str) -> (Rm, Arc<FakeLogLevels>) {
+fn with_filter(extra: &[(&str, &str)], directives: &str) -> (Rm, Arc<DirectivesOnly>) {
     let config = crate::config::RmConfig::from_texts(&testing::site(extra), testing::ALLOC)
         .expect("the test configuration loads");
-    let levels = FakeLogLevels::with(directives);
+    let levels = Arc::new(DirectivesOnly::new(directives));
     let service = Service::start_with(
         config,
         crate::clock::Clock::with_epoch_origin(testing::EPOCH),
@@ -224,7 +223,7 @@ async fn a_service_without_a_filter_says_so() {
     let router = service.router();
     let rm = Rm { service, router };
     let a = get(&rm.router, "/logLevel?log=weft_rm&user.name=yarn").await;
-    expect![[r#"404 NotFoundException: this process's log levels cannot be changed while it runs: it was started without a reloadable logging filter (weft rm has one)"#]]
+    expect![[r#"404 NotFoundException: this process's log levels cannot be changed while it runs: it was started without a reloadable logging filter (weft rm, weft nm and weft local have one)"#]]
         .assert_eq(&a.error());
     rm.stop().await;
 }
