@@ -163,6 +163,8 @@ pub mod names {
     pub const RELOADS: &str = "weft_alloc_file_reloads_total";
     /// Gauge: when the configuration in force was loaded (seconds since the epoch).
     pub const RELOAD_LAST_SUCCESS: &str = "weft_alloc_file_last_success_timestamp_seconds";
+    /// Gauge: when a load last failed (seconds since the epoch; 0 before any).
+    pub const RELOAD_LAST_FAILURE: &str = "weft_alloc_file_last_failure_timestamp_seconds";
 }
 
 /// The service's metric registry.
@@ -180,6 +182,10 @@ pub struct Metrics {
     pub(crate) reload_success: Counter,
     pub(crate) reload_failure: Counter,
     pub(crate) reload_last_success: Gauge,
+    /// Compared with `reload_last_success`, it says whether the file on disk
+    /// is one the RM refused, which the failure counter alone cannot: a
+    /// failed version is counted once and never retried.
+    pub(crate) reload_last_failure: Gauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -473,6 +479,11 @@ const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
         Some(Unit::Seconds),
         "When the allocation file in force was loaded.",
     ),
+    (
+        names::RELOAD_LAST_FAILURE,
+        Some(Unit::Seconds),
+        "When a load of the allocation file last failed; 0 before any. Later than the last success: the file on disk is not the one in force.",
+    ),
 ];
 
 /// The histograms; every other name without `_total` is a gauge.
@@ -523,6 +534,10 @@ impl Metrics {
             &Key::from_static_name(names::RELOAD_LAST_SUCCESS),
             &METADATA,
         );
+        let reload_last_failure = recorder.register_gauge(
+            &Key::from_static_name(names::RELOAD_LAST_FAILURE),
+            &METADATA,
+        );
         let gauge = |name| recorder.register_gauge(&Key::from_static_name(name), &METADATA);
         Metrics {
             snapshot_age: gauge(names::SNAPSHOT_AGE),
@@ -535,6 +550,7 @@ impl Metrics {
             reload_success,
             reload_failure,
             reload_last_success,
+            reload_last_failure,
         }
     }
 
@@ -580,6 +596,7 @@ impl Metrics {
         self.reload_failure.increment(0);
         for g in [
             &self.reload_last_success,
+            &self.reload_last_failure,
             &self.snapshot_age,
             &self.queued_commands,
             &self.heartbeat_max_age,
@@ -1207,6 +1224,7 @@ mod tests {
                 r#"weft_queue_am_limit_memory_bytes{queue="root"}"#,
                 f64::INFINITY,
             ),
+            ("weft_alloc_file_last_failure_timestamp_seconds", 0.0),
             ("weft_scheduler_apps_rejected_total", 0.0),
             ("weft_scheduler_snapshot_age_seconds", 0.0),
             ("weft_scheduler_preemption_kills_total", 0.0),

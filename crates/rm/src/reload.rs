@@ -240,6 +240,7 @@ impl Reloader {
         self.watch.lock().unwrap_or_else(|p| p.into_inner()).failed = mtime;
         self.metrics.reload_failure.increment(1);
         let at = epoch_ms(now);
+        self.metrics.reload_last_failure.set(at as f64 / 1000.0);
         self.status.send_modify(|s| {
             s.failed += 1;
             s.last_failure = Some(at);

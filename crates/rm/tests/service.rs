@@ -889,6 +889,17 @@ async fn allocation_file_reload_good_then_bad() {
         metric(&text, r#"weft_alloc_file_reloads_total{outcome="success"}"#),
         2.0
     );
+    // When it failed, later than the last success: what an alert needs to
+    // tell that the file on disk is not the one in force.
+    let at = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    assert_eq!(
+        metric(&text, "weft_alloc_file_last_failure_timestamp_seconds"),
+        at(t2 + Duration::from_secs(6))
+    );
+    assert_eq!(
+        metric(&text, "weft_alloc_file_last_success_timestamp_seconds"),
+        at(t1 + Duration::from_secs(6))
+    );
     // The same broken version is not tried again.
     assert!(reloader.poll(t2 + Duration::from_secs(60)).await.is_none());
 

@@ -1,5 +1,7 @@
 //! The Docker files (`docker/`), checked without a Docker engine: the
-//! Prometheus configuration by the real `promtool`; the compose file and
+//! Prometheus configuration (with the rule files it loads) by the real
+//! `promtool`; the compose file's bind mounts against the files they name;
+//! the compose file and
 //! the Dockerfile by reading them as text (the services, the build context,
 //! the ports, the image's user) and by handing every `weft` command line
 //! they contain to the `weft` binary itself, so a renamed flag breaks this
@@ -97,7 +99,8 @@ fn service<'a>(compose: &'a str, name: &str) -> &'a str {
 
 #[test]
 fn prometheus_config_passes_promtool_and_scrapes_the_rm() {
-    let file = repo().join("docker/prometheus.yml");
+    // `check config` also checks every file under `rule_files:`.
+    let file = repo().join("docker/prometheus/prometheus.yml");
     if let Some(promtool) = weft_test_support::promtool() {
         let out = Command::new(promtool)
             .args(["check", "config"])
@@ -112,9 +115,72 @@ fn prometheus_config_passes_promtool_and_scrapes_the_rm() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let text = read("docker/prometheus.yml");
+    let text = read("docker/prometheus/prometheus.yml");
     assert!(text.contains("metrics_path: /metrics"), "{text}");
     assert!(text.contains(r#"targets: ["rm:8088"]"#), "{text}");
+    // The rules' WeftRMDown selects the scrape job by this name.
+    assert!(text.contains("- job_name: weft-rm\n"), "{text}");
+    let rules = read("docker/prometheus/weft-rules.yml");
+    assert!(rules.contains(r#"up{job="weft-rm"}"#), "{rules}");
+}
+
+/// The host side of every bind mount (`- ./host:/container[:ro]`) in a
+/// compose file's text, with its container side.
+fn bind_mounts(compose: &str) -> Vec<(String, String)> {
+    compose
+        .lines()
+        .filter_map(|l| {
+            let spec = l.trim().strip_prefix("- ./")?;
+            let spec = spec.strip_suffix(":ro").unwrap_or(spec);
+            let (host, container) = spec.split_once(':')?;
+            Some((format!("./{host}"), container.to_owned()))
+        })
+        .collect()
+}
+
+/// The entries of a top-level YAML block sequence (`key:` then `  - item`
+/// lines), comments and blank lines skipped.
+fn block_list(text: &str, key: &str) -> Vec<String> {
+    let header = format!("\n{key}:\n");
+    let Some(at) = text.find(&header) else {
+        return Vec::new();
+    };
+    text[at + header.len()..]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map_while(|l| l.strip_prefix("- ").map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn compose_mounts_exist_and_prometheus_loads_the_weft_rules() {
+    let compose = read("docker/compose.yaml");
+    let docker = repo().join("docker");
+    let mounts = bind_mounts(&compose);
+    for (host, _) in &mounts {
+        assert!(
+            docker.join(host).exists(),
+            "compose mounts {host}, which docker/ lacks"
+        );
+    }
+    // Prometheus reads its configuration, and through it the rules, from
+    // the directory mounted on /etc/prometheus.
+    let prometheus = service(&compose, "prometheus");
+    assert_eq!(
+        bind_mounts(prometheus),
+        [("./prometheus".to_owned(), "/etc/prometheus".to_owned())]
+    );
+    assert!(
+        prometheus.contains(r#""--config.file=/etc/prometheus/prometheus.yml""#),
+        "{prometheus}"
+    );
+    let config = read("docker/prometheus/prometheus.yml");
+    let rule_files = block_list(&config, "rule_files");
+    assert_eq!(rule_files, ["weft-rules.yml"]);
+    for f in &rule_files {
+        assert!(docker.join("prometheus").join(f).is_file(), "{f}");
+    }
 }
 
 #[test]
@@ -152,7 +218,7 @@ fn compose_runs_an_rm_three_nodes_and_prometheus() {
     assert!(compose.contains("  depends_on:\n    rm:\n      condition: service_healthy\n"));
     let prometheus = service(&compose, "prometheus");
     assert!(
-        prometheus.contains("./prometheus.yml:/etc/prometheus/prometheus.yml:ro"),
+        prometheus.contains("./prometheus:/etc/prometheus:ro"),
         "{prometheus}"
     );
     assert!(prometheus.contains(r#"- "9090:9090""#), "{prometheus}");
