@@ -1568,7 +1568,7 @@ async fn two_agents_in_one_process_keep_their_own_figures() {
         node_metrics(&n1)
             .await
             .1
-            .get("weft_nm_containers_used_memory_bytes")
+            .get("weft_nm_containers_used_virtual_memory_bytes")
             .is_some_and(|b| *b > 0.0)
     })
     .await;
