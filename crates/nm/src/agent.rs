@@ -30,10 +30,15 @@
 //! monitor's latest samples for the containers), or neither where `/proc`
 //! cannot be read.
 //!
+//! The agent counts what it decides (a launch begun, how each container
+//! ended, how each call to the RM went) in its `metrics::Figures`, with its
+//! containers' state, and publishes them after every step of its loop, for
+//! the HTTP API's `/metrics` and `/jmx` to read without waiting for it.
+//!
 //! Processes are `launch`'s business, memory figures `memory`'s and
-//! `cgroup`'s, the HTTP API `http`'s.
+//! `cgroup`'s, the HTTP API `http`'s, metric names and formats `metrics`'.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitStatus;
@@ -64,6 +69,9 @@ use crate::dto::{ContainerDto, EXIT_CODE_INVALID, LaunchContext, NodeInfoDto};
 use crate::health::{self, Health};
 use crate::launch::{self, ContainerDirs, LAUNCH_FAILED, Launch};
 use crate::memory::{KILLED_EXCEEDED_PMEM, ProcessTable, over_limit_diagnostic};
+use crate::metrics::{
+    Ended, Figures, HeartbeatOutcome, KillReason, NodeMetrics, RegistrationOutcome, Utilization,
+};
 use crate::utilization::{CpuRate, NodeMeter};
 
 /// YARN's exit status of a container that was released or lost (`ABORTED`).
@@ -324,11 +332,15 @@ impl NodeManager {
         let (stop, stop_rx) = watch::channel(false);
         let (ended_tx, ended) = watch::channel(None);
         let handle = AgentHandle { tx: tx.clone() };
+        let metrics = Arc::new(NodeMetrics::new(config.capability));
         let api = crate::http::router(crate::http::NodeApi {
             handle: handle.clone(),
             node: node.clone(),
             work_dir: config.work_dir.clone(),
             log_levels: embedding.log_levels,
+            metrics: metrics.clone(),
+            health: health_rx.clone(),
+            instrumentation_requires_admin: config.instrumentation_requires_admin,
             acl: Arc::new(config.acl.clone()),
             groups: Arc::new(UserGroups::new(
                 GroupSource::Mapping(MappingClass::JniWithFallback),
@@ -356,6 +368,8 @@ impl NodeManager {
             end: None,
             ended: ended_tx,
             meter: NodeMeter::new(Path::new("/proc")),
+            figures: Figures::new(config.capability),
+            metrics,
             config,
             started_ms,
             health: health_rx,
@@ -540,6 +554,11 @@ struct Agent {
     health: watch::Receiver<Health>,
     /// What the machine uses, sampled at each heartbeat.
     meter: NodeMeter,
+    /// What the agent counted and its containers' state, as of its last
+    /// change (`publish` completes and shows them).
+    figures: Figures,
+    /// Where the figures are shown, and the histograms.
+    metrics: Arc<NodeMetrics>,
 }
 
 impl Agent {
@@ -553,6 +572,7 @@ impl Agent {
         let mut monitor = tokio::time::interval(self.config.monitor_interval);
         monitor.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            self.publish();
             tokio::select! {
                 res = async { stop.wait_for(|s| *s).await.map(|_| ()) } => {
                     // The `NodeManager` was dropped without stopping: leave as if killed.
@@ -570,7 +590,10 @@ impl Agent {
                     }
                     next_call = Instant::now() + wait;
                 }
-                _ = monitor.tick() => self.monitor(),
+                _ = monitor.tick() => {
+                    self.monitor();
+                    self.metrics.run_upkeep();
+                }
             }
         }
         let end = self.end.take().unwrap_or(AgentEnd::Stopped);
@@ -629,6 +652,30 @@ impl Agent {
                 }
             }
         }
+    }
+
+    /// Completes the figures with the containers' state and the session's,
+    /// and puts them in force for `/metrics` and `/jmx`.
+    fn publish(&mut self) {
+        let f = &mut self.figures;
+        f.running = 0;
+        f.pending_start = 0;
+        f.allocated = Resource::ZERO;
+        let mut apps = BTreeSet::new();
+        for c in self.containers.values() {
+            match c.state {
+                State::Allocated => f.pending_start += 1,
+                State::Running { .. } => {
+                    f.running += 1;
+                    f.allocated = f.allocated.saturating_add(c.resource);
+                    apps.insert(c.id.app());
+                }
+                State::Complete { .. } => {}
+            }
+        }
+        f.apps_running = apps.len() as u64;
+        f.registered = self.session.registered;
+        self.metrics.publish(f);
     }
 
     fn info(&self) -> NodeInfoDto {
@@ -696,6 +743,7 @@ impl Agent {
         if !self.session.registered {
             return match self.register().await {
                 Ok(interval) => {
+                    self.figures.registration(RegistrationOutcome::Registered);
                     tracing::info!(node = %self.node, rm = %self.config.rm, "registered with the resource manager");
                     self.session = Session {
                         registered: true,
@@ -712,11 +760,13 @@ impl Agent {
                 Err(ClientError::Remote { status, exception })
                     if status == http::StatusCode::FORBIDDEN =>
                 {
+                    self.figures.registration(RegistrationOutcome::Refused);
                     tracing::error!(node = %self.node, rm = %self.config.rm, reason = %exception.message, "the resource manager refused this node; stopping");
                     self.end = Some(AgentEnd::Refused(exception.message));
                     Duration::ZERO
                 }
                 Err(e) => {
+                    self.figures.registration(RegistrationOutcome::Failed);
                     self.failed("registration", &e);
                     (self.session.interval * self.session.failures.min(5)).min(MAX_RETRY)
                 }
@@ -742,11 +792,15 @@ impl Agent {
                 }
             }
         };
+        let sent = Instant::now();
         match self
             .call::<NodeHeartbeatResponse>("/ws/v1/nm/heartbeat", &request)
             .await
         {
             Ok(answer) => {
+                let answered = Instant::now();
+                self.metrics.heartbeat_took(answered - sent);
+                self.figures.heartbeat(HeartbeatOutcome::Answered, answered);
                 if self.session.failures > 0 {
                     tracing::info!(node = %self.node, "heartbeats answered again");
                 }
@@ -782,11 +836,15 @@ impl Agent {
                 if status == http::StatusCode::NOT_FOUND
                     || status == http::StatusCode::CONFLICT =>
             {
+                self.figures
+                    .heartbeat(HeartbeatOutcome::UnknownNode, Instant::now());
                 tracing::warn!(node = %self.node, reason = %exception.message, "the resource manager no longer knows this node; registering again with its running containers");
                 self.session.registered = false;
                 Duration::ZERO
             }
             Err(e) => {
+                self.figures
+                    .heartbeat(HeartbeatOutcome::Failed, Instant::now());
                 self.failed("heartbeat", &e);
                 self.session.inflight = Some(request);
                 self.session.interval
@@ -846,11 +904,13 @@ impl Agent {
         let answer: NodeRegisterResponse = self.call("/ws/v1/nm/register", &body).await?;
         // The RM's dynamic-resources.xml decides what this node offers;
         // the RM sizes and counts its containers, so the agent only says so.
-        if let Some(given) = answer.resource.map(ResourceDto::to_resource) {
+        let given = answer.resource.map(ResourceDto::to_resource);
+        if let Some(given) = given {
             if given != self.config.capability {
                 tracing::info!(node = %self.node, reported = %self.config.capability, given = %given, "the resource manager gives this node another size (its dynamic-resources.xml)");
             }
         }
+        self.figures.capability = given.unwrap_or(self.config.capability);
         Ok(Duration::from_millis(answer.heartbeat_interval_ms.max(1)))
     }
 
@@ -907,6 +967,8 @@ impl Agent {
                 Ok(ctx) => self.launch(alloc.container_id, &ctx),
                 Err(why) => {
                     tracing::warn!(container = %alloc.container_id, why = %why, "cannot launch an application master container");
+                    self.figures.launch_began();
+                    self.figures.ended(Ended::LaunchFailed);
                     self.complete(
                         alloc.container_id,
                         LAUNCH_FAILED,
@@ -919,10 +981,12 @@ impl Agent {
     }
 
     fn launch(&mut self, id: ContainerId, context: &LaunchContext) {
+        let began = Instant::now();
         let dirs = ContainerDirs::of(&self.config.work_dir, id);
         let Some(c) = self.containers.get_mut(&id) else {
             return;
         };
+        self.figures.launch_began();
         if let Some(groups) = &self.cgroups {
             match groups.create(id, c.resource.memory_mb(), c.resource.vcores()) {
                 Ok(g) => c.cgroup = Some(g),
@@ -956,6 +1020,9 @@ impl Agent {
         };
         match started {
             Ok((pid, mut child)) => {
+                let took = began.elapsed();
+                self.metrics.launch_took(took);
+                self.figures.launch_took(took);
                 tracing::debug!(container = %id, pid, "container started");
                 c.state = State::Running { pid };
                 self.reports.insert(id, status(id, "RUNNING", None, None));
@@ -966,6 +1033,7 @@ impl Agent {
                 });
             }
             Err(why) => {
+                self.figures.ended(Ended::LaunchFailed);
                 tracing::warn!(container = %id, why = %why, "container launch failed");
                 self.complete(
                     id,
@@ -1011,17 +1079,24 @@ impl Agent {
             Err(_) => LAUNCH_FAILED,
         };
         let oom_killed = c.cgroup.as_ref().is_some_and(|g| g.oom_kills() > 0);
-        let (exit_status, diagnostics) = match &c.stopping {
-            Some(StopCause::MemoryLimit(why)) => (KILLED_EXCEEDED_PMEM, why.clone()),
+        let (exit_status, diagnostics, ended) = match &c.stopping {
+            Some(StopCause::MemoryLimit(why)) => (
+                KILLED_EXCEEDED_PMEM,
+                why.clone(),
+                Ended::Killed(KillReason::MemoryLimit),
+            ),
             Some(StopCause::Rm(reason)) => (
                 exit_status_for(*reason),
                 format!(
                     "stopped at the resource manager's request ({reason:?}); the process exited with code {code}"
                 ),
+                Ended::Killed(KillReason::of_stop(*reason)),
             ),
-            Some(StopCause::Shutdown) => {
-                (ABORTED, "stopped: the node manager shut down".to_owned())
-            }
+            Some(StopCause::Shutdown) => (
+                ABORTED,
+                "stopped: the node manager shut down".to_owned(),
+                Ended::Killed(KillReason::Shutdown),
+            ),
             None if oom_killed => {
                 let peak = c
                     .cgroup
@@ -1036,9 +1111,12 @@ impl Agent {
                         "container {id} (pid {pid}) was killed by the kernel for exceeding its memory limit of {} MB{peak}; exit status {KILLED_EXCEEDED_PMEM}",
                         c.resource.memory_mb()
                     ),
+                    // Reported as the memory monitor's kill is (-104), and
+                    // counted alike.
+                    Ended::Killed(KillReason::MemoryLimit),
                 )
             }
-            None if code == 0 => (0, String::new()),
+            None if code == 0 => (0, String::new(), Ended::Completed),
             None => {
                 let dirs = ContainerDirs::of(&self.config.work_dir, id);
                 let tail = launch::stderr_tail(&dirs);
@@ -1050,9 +1128,10 @@ impl Agent {
                     words.push_str("; the end of its stderr: ");
                     words.push_str(&tail);
                 }
-                (code, words)
+                (code, words, Ended::Failed)
             }
         };
+        self.figures.ended(ended);
         tracing::debug!(container = %id, pid, exit_status, "container exited");
         self.complete(id, exit_status, diagnostics, true);
     }
@@ -1119,6 +1198,7 @@ impl Agent {
             vmem: mb(vmem),
             cpu,
         };
+        self.figures.utilization = Some(Utilization { node, containers });
         (Some(node), Some(containers))
     }
 
@@ -1212,6 +1292,8 @@ impl Agent {
                 }
             }
         }
+        // The stopped containers' ends, for whoever scrapes before the API closes.
+        self.publish();
         if self.session.registered {
             let body = NodeUnregisterRequest {
                 node_id: self.node.to_string(),

@@ -1,8 +1,10 @@
 //! What a node agent is started with (`NmConfig`), its defaults, how its
 //! identity (node id and advertised web address) follows from where it
 //! listens, and the properties of a yarn-site file it reads (`read_site`):
-//! the `yarn.nodemanager.health-checker.*` ones, and `yarn.acl.enable` and
-//! `yarn.admin.acl` for who may use its `/logLevel`.
+//! the `yarn.nodemanager.health-checker.*` ones, `yarn.acl.enable` and
+//! `yarn.admin.acl` for who may use its `/logLevel`, and
+//! `hadoop.security.instrumentation.requires.admin` for who may read its
+//! `/jmx`.
 //!
 //! Reading flags and files is the `weft` command's job; this module only
 //! holds values and checks them. Running the health script is `health`'s.
@@ -70,6 +72,10 @@ pub struct NmConfig {
     /// (`/logLevel`). Hadoop's defaults: ACLs off, and everybody an
     /// administrator.
     pub acl: AclSettings,
+    /// `hadoop.security.instrumentation.requires.admin`: only the
+    /// administrators of `acl` may read the node's `/jmx` (Hadoop's
+    /// default: false, anyone may).
+    pub instrumentation_requires_admin: bool,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -137,6 +143,8 @@ mod names {
     ];
     pub(super) const ACL_ENABLE: &str = "yarn.acl.enable";
     pub(super) const ADMIN_ACL: &str = "yarn.admin.acl";
+    pub(super) const INSTRUMENTATION_REQUIRES_ADMIN: &str =
+        "hadoop.security.instrumentation.requires.admin";
 }
 
 impl NmConfig {
@@ -164,13 +172,16 @@ impl NmConfig {
                 enabled: false,
                 admins: Acl::everyone(),
             },
+            instrumentation_requires_admin: false,
         }
     }
 }
 
 /// Reads the node's properties from a yarn-site file's text (`file` names
-/// it in messages): the health checker's, and the ACL switch and the
-/// administrators (`yarn.acl.enable`, `yarn.admin.acl`). Other properties
+/// it in messages): the health checker's, the ACL switch and the
+/// administrators (`yarn.acl.enable`, `yarn.admin.acl`), and whether `/jmx`
+/// is theirs only (`hadoop.security.instrumentation.requires.admin`, which
+/// Hadoop reads from core-site.xml: give it here). Other properties
 /// are ignored, since a yarn-site file holds the whole cluster's settings.
 /// Answers warnings (unknown `health-checker` names, typos most likely),
 /// each with file and position; every bad value is an error, all at once.
@@ -270,13 +281,18 @@ pub fn read_site(
             config.health_script = Some(script);
         }
     }
-    if let Some(v) = value(names::ACL_ENABLE) {
-        match site::parse_bool(v) {
-            Some(enabled) => config.acl.enabled = enabled,
-            None => bad(
-                names::ACL_ENABLE,
-                "is not a boolean (true or false)".to_owned(),
-            ),
+    for (name, flag) in [
+        (names::ACL_ENABLE, &mut config.acl.enabled),
+        (
+            names::INSTRUMENTATION_REQUIRES_ADMIN,
+            &mut config.instrumentation_requires_admin,
+        ),
+    ] {
+        if let Some(v) = value(name) {
+            match site::parse_bool(v) {
+                Some(on) => *flag = on,
+                None => bad(name, "is not a boolean (true or false)".to_owned()),
+            }
         }
     }
     if let Some(p) = site.get(names::ADMIN_ACL) {
@@ -543,6 +559,25 @@ mod tests {
         assert_eq!(
             err,
             "yarn-site.xml: line 2, column 39: property yarn.acl.enable: \"yes\" is not a boolean (true or false)"
+        );
+    }
+
+    #[test]
+    fn jmx_is_kept_to_administrators_when_the_site_file_says_so() {
+        let mut c = config();
+        // Hadoop's default: anyone may read.
+        assert!(!c.instrumentation_requires_admin);
+        let key = "hadoop.security.instrumentation.requires.admin";
+        read_site(&mut c, "core-site.xml", &site(&[(key, "true")])).unwrap();
+        assert!(c.instrumentation_requires_admin);
+        let err = read_site(&mut c, "core-site.xml", &site(&[(key, "1")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with(&format!(
+                "property {key}: \"1\" is not a boolean (true or false)"
+            )),
+            "{err}"
         );
     }
 

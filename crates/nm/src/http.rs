@@ -1,11 +1,13 @@
 //! The node's HTTP API, after YARN's NodeManager REST API: the node's
 //! report, its containers, starting a container the RM allocated here (for
 //! a caller with its token), and reading container logs (`docs/api.md`, "The node's API");
-//! and Hadoop's `/logLevel`, as every daemon serves it.
+//! and Hadoop's `/logLevel` and `/jmx`, as every daemon serves them, and
+//! Prometheus's `/metrics`.
 //!
 //! Handlers parse and answer; every decision about containers is the
-//! agent's, and `/logLevel`'s rules and answer are the RM's
-//! (`weft_rm::http::log_level`), so both daemons answer it alike. Errors are
+//! agent's, the figures are `metrics`', and `/logLevel`'s and `/jmx`'s
+//! rules and answers are the RM's (`weft_rm::http::log_level`,
+//! `weft_rm::http::jmx`), so both daemons answer them alike. Errors are
 //! Hadoop's `RemoteException` bodies, as the RM answers them.
 
 use std::path::PathBuf;
@@ -19,22 +21,27 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
+use tokio::sync::watch;
 use tokio_util::io::ReaderStream;
 use weft_model::{ContainerId, NodeId};
 use weft_rm::ApiError;
 use weft_rm::access::{AclSettings, Identity};
 use weft_rm::groups::UserGroups;
 use weft_rm::http::codec::{Params, UserName};
+use weft_rm::http::jmx;
 use weft_rm::http::log_level::{self, LogLevelQuery, LogLevelRequest};
 use weft_rm::http::{method_not_allowed, with_trailing_slashes};
 use weft_rm::log_levels::LogLevels;
+use weft_rm::metrics::registry::TEXT_FORMAT;
 
 use crate::agent::{AgentHandle, StartContainerError};
 use crate::dto::{
     ContainerBody, ContainerList, ContainerLogsBody, ContainerLogsDto, ContainersBody,
     LaunchContext, LogFileDto, NodeInfoBody,
 };
+use crate::health::Health;
 use crate::launch::ContainerDirs;
+use crate::metrics::NodeMetrics;
 
 /// What the handlers share.
 #[derive(Clone, Debug)]
@@ -49,10 +56,18 @@ pub struct NodeApi {
     /// `None` when the agent was started without one (`/logLevel` says so
     /// with 404).
     pub log_levels: Option<Arc<dyn LogLevels>>,
-    /// Who may use `/logLevel` (`yarn.acl.enable`, `yarn.admin.acl`).
+    /// Who may use `/logLevel` (`yarn.acl.enable`, `yarn.admin.acl`), and
+    /// `/jmx` when `instrumentation_requires_admin` says so.
     pub acl: Arc<AclSettings>,
+    /// `hadoop.security.instrumentation.requires.admin`: `/jmx` is for
+    /// administrators only.
+    pub instrumentation_requires_admin: bool,
     /// Users' groups, for the groups `yarn.admin.acl` names.
     pub groups: Arc<UserGroups>,
+    /// The agent's metrics, which `/metrics` and `/jmx` show.
+    pub metrics: Arc<NodeMetrics>,
+    /// The health checker's latest verdict, whose age `/metrics` measures.
+    pub health: watch::Receiver<Health>,
 }
 
 /// The node's routes.
@@ -71,8 +86,10 @@ pub fn router(api: NodeApi) -> Router {
             get(log_file),
         ),
     ])
-    // Hadoop's servlet path, outside the REST tree: no trailing slash, as the RM's.
+    // Hadoop's servlet paths, outside the REST tree: no trailing slash, as the RM's.
     .route("/logLevel", get(log_level))
+    .route("/jmx", get(jmx))
+    .route("/metrics", get(prometheus))
     .fallback(not_found)
     .method_not_allowed_fallback(method_not_allowed)
     .with_state(api)
@@ -87,18 +104,7 @@ async fn log_level(
     Params(query): Params<LogLevelQuery>,
     parts: Parts,
 ) -> Result<Response, ApiError> {
-    let who = match user {
-        // With ACLs off nobody is checked, so nobody's groups are looked up.
-        Some(user) if api.acl.enabled => Some(Identity {
-            groups: api.groups.groups(&user).await,
-            user,
-        }),
-        Some(user) => Some(Identity {
-            user,
-            groups: Vec::new(),
-        }),
-        None => None,
-    };
+    let who = identity(&api, user).await;
     let daemon = format!("nodemanager {}", api.node);
     let text = log_level::answer(&LogLevelRequest {
         daemon: &daemon,
@@ -109,6 +115,56 @@ async fn log_level(
         query: &query,
     })?;
     Ok(log_level::text(text))
+}
+
+/// `GET /jmx`: Hadoop's JMX JSON servlet (the RM's rules and answers,
+/// `weft_rm::http::jmx`) over the node's `NodeManagerMetrics` bean; for
+/// administrators only when `hadoop.security.instrumentation.requires.admin`
+/// says so, as on the RM.
+async fn jmx(
+    State(api): State<NodeApi>,
+    UserName(user): UserName,
+    Params(pairs): Params<Vec<(String, String)>>,
+) -> Response {
+    // Nobody's groups are looked up unless they decide something.
+    let who = if api.instrumentation_requires_admin {
+        identity(&api, user).await
+    } else {
+        None
+    };
+    let allowed = jmx::instrumentation_access(
+        api.instrumentation_requires_admin,
+        who.as_ref(),
+        |w| api.acl.is_admin(w),
+        "read /jmx",
+    );
+    if let Err(refused) = allowed {
+        return refused.into_response();
+    }
+    jmx::answer(&pairs, || vec![api.metrics.bean(api.node.host())])
+}
+
+/// `GET /metrics`: the agent's figures as Prometheus text, open to anyone
+/// as the RM's is (and Hadoop's `/prom`).
+async fn prometheus(State(api): State<NodeApi>) -> Response {
+    let health = api.health.borrow().clone();
+    (
+        [(header::CONTENT_TYPE, TEXT_FORMAT)],
+        api.metrics.render(&health),
+    )
+        .into_response()
+}
+
+/// The caller `user.name` names, with the groups the node's ACLs need: with
+/// them off nobody is checked, so nobody's groups are looked up.
+async fn identity(api: &NodeApi, user: Option<String>) -> Option<Identity> {
+    let user = user?;
+    let groups = if api.acl.enabled {
+        api.groups.groups(&user).await
+    } else {
+        Vec::new()
+    };
+    Some(Identity { user, groups })
 }
 
 fn json(status: StatusCode, body: &impl serde::Serialize) -> Response {

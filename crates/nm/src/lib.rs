@@ -10,9 +10,11 @@
 //! containers when the RM says so, reports their exits, re-registers with
 //! its running containers after an RM restart, and serves the node's HTTP
 //! API (`http`, `dto`): its containers, their logs, and the start call
-//! through which AMs launch the containers the RM allocated them. A node
-//! health script (`health`) may report the node unhealthy, which the agent
-//! tells the RM with every heartbeat.
+//! through which AMs launch the containers the RM allocated them; and its
+//! metrics (`metrics`: Prometheus text and Hadoop's `NodeManagerMetrics`
+//! JMX bean, each agent with figures of its own). A node health script
+//! (`health`) may report the node unhealthy, which the agent tells the RM
+//! with every heartbeat.
 //!
 //! The distributed shell (`distributed_shell`) is the other half of a
 //! working cluster: a client that submits an app, acts as its unmanaged
@@ -31,6 +33,7 @@ pub mod health;
 pub mod http;
 pub mod launch;
 pub mod memory;
+pub mod metrics;
 pub mod utilization;
 
 pub use agent::{AgentEnd, AgentHandle, NmStartError, NodeManager, StartContainerError};

@@ -18,9 +18,12 @@
 //! a node whose health script reports an error is UNHEALTHY, with the
 //! script's line as its report, and takes no container until the script
 //! passes again; heartbeats carry what the machine and its containers
-//! use, within the machine's size; and the node's API answers in Hadoop's
+//! use, within the machine's size; the node's API answers in Hadoop's
 //! shapes (names, `exitCode` always a number, `{"containers":{}}`) and
-//! refuses bodies that are not JSON.
+//! refuses bodies that are not JSON; a node's `/metrics` and `/jmx` count
+//! how its containers ended (exited 0, exited non-zero, killed over their
+//! memory, stopped by the RM) and what runs; and two agents in one process
+//! keep their own figures, each passing `promtool check metrics`.
 //!
 //! Everything waits by polling with generous deadlines, so a loaded
 //! two-core machine only makes the tests slower.
@@ -1388,6 +1391,236 @@ async fn heartbeats_carry_what_the_machine_and_its_containers_use() {
     release(&dir);
     let (outcome, _) = running.outcome().await;
     assert_eq!(outcome.final_status, "SUCCEEDED", "{outcome:?}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+/// A node's `/metrics`: the text, and each sample by series.
+async fn node_metrics(node: &NodeManager) -> (String, BTreeMap<String, f64>) {
+    let mut client = RmClient::new(&format!("http://{}", node.http_address()), None).unwrap();
+    let (status, text) = node_get(&mut client, "/metrics").await;
+    assert_eq!(status, 200, "{text}");
+    let samples = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (series, value) = l.rsplit_once(' ').expect("series value");
+            (series.to_owned(), value.parse().expect("a number"))
+        })
+        .collect();
+    (text, samples)
+}
+
+/// Asserts that each series has its value.
+fn assert_samples(samples: &BTreeMap<String, f64>, expected: &[(&str, f64)]) {
+    for (series, v) in expected {
+        assert_eq!(samples.get(*series), Some(v), "{series} in {samples:#?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nodes_metrics_count_how_its_containers_ended() {
+    let dir = test_dir("metrics");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    // Side by side, well within the node: two containers that exit 0, one
+    // that exits 3, and one over its memory (about 130 MB in 64 MB).
+    let hog = r#"echo $$ > "$OUT/$CONTAINER_ID.pid"; awk 'BEGIN { s = "x"; while (length(s) < 100000000) s = s s; system("sleep 60") }'"#;
+    let fine = spawn_shell(shell(&rm, &dir, "a", 2, 64, "exit 0"));
+    let failing = spawn_shell(shell(&rm, &dir, "b", 1, 64, "exit 3"));
+    let hungry = spawn_shell(shell(&rm, &dir, "a", 1, 64, hog));
+    for (shell, status) in [(fine, "SUCCEEDED"), (failing, "FAILED"), (hungry, "FAILED")] {
+        let (outcome, _) = shell.outcome().await;
+        assert_eq!(outcome.final_status, status, "{outcome:?}");
+    }
+    // And an application master container the RM stops when its app is
+    // killed.
+    let mut alice = rm.client();
+    let app = new_application(&mut alice).await;
+    let submission = json!({
+        "application-id": app,
+        "queue": "a",
+        "resource": {"memory": 64, "vCores": 1},
+        "am-container-spec": {
+            "commands": {"command": "echo $$ > \"$OUT/am.pid\"; sleep 60"},
+            "environment": {"entry": [{"key": "OUT", "value": dir.join("out").to_string_lossy()}]},
+        },
+    });
+    let answer = alice
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(serde_json::to_vec(&submission).unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202);
+    let am_is = |state: &'static str| {
+        let n1 = &n1;
+        async move {
+            n1.handle()
+                .containers()
+                .await
+                .iter()
+                .any(|c| c.is_am && c.state == state)
+        }
+    };
+    wait_until("the AM container to run", || am_is("RUNNING")).await;
+    let (_, running) = node_metrics(&n1).await;
+    assert_samples(
+        &running,
+        &[
+            ("weft_nm_containers_running", 1.0),
+            ("weft_nm_apps_running", 1.0),
+            ("weft_nm_allocated_memory_bytes", 64.0 * 1048576.0),
+            ("weft_nm_available_memory_bytes", 448.0 * 1048576.0),
+            ("weft_nm_available_vcores", 3.0),
+        ],
+    );
+    let _: Value = alice
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{app}/state"),
+            Some(&json!({"state": "KILLED"})),
+        )
+        .await
+        .unwrap();
+    wait_until("the node to stop the AM", || am_is("COMPLETE")).await;
+
+    let (_, m) = node_metrics(&n1).await;
+    assert_samples(
+        &m,
+        &[
+            ("weft_nm_containers_launched_total", 5.0),
+            ("weft_nm_containers_completed_total", 2.0),
+            ("weft_nm_containers_failed_total", 1.0),
+            ("weft_nm_container_launch_failures_total", 0.0),
+            (
+                r#"weft_nm_containers_killed_total{reason="memory_limit"}"#,
+                1.0,
+            ),
+            (
+                r#"weft_nm_containers_killed_total{reason="app_finished"}"#,
+                1.0,
+            ),
+            (r#"weft_nm_containers_killed_total{reason="released"}"#, 0.0),
+            ("weft_nm_containers_running", 0.0),
+            ("weft_nm_containers_pending_start", 0.0),
+            ("weft_nm_allocated_memory_bytes", 0.0),
+            ("weft_nm_capability_memory_bytes", 512.0 * 1048576.0),
+            ("weft_nm_container_launch_duration_seconds_count", 5.0),
+            (r#"weft_nm_registrations_total{outcome="registered"}"#, 1.0),
+            ("weft_nm_registered", 1.0),
+            ("weft_nm_healthy", 1.0),
+        ],
+    );
+    assert!(
+        m[r#"weft_nm_heartbeats_total{outcome="answered"}"#] >= 1.0,
+        "{m:#?}"
+    );
+    // Heartbeats go every 100 ms here.
+    assert!(m["weft_nm_heartbeat_age_seconds"] < 10.0, "{m:#?}");
+
+    // The same figures in Hadoop's bean.
+    let mut node = RmClient::new(&format!("http://{}", n1.http_address()), None).unwrap();
+    let (status, body) = node_get(
+        &mut node,
+        "/jmx?qry=Hadoop:service=NodeManager,name=NodeManagerMetrics",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let beans: Value = serde_json::from_str(&body).unwrap();
+    let bean = &beans["beans"][0];
+    for (attribute, v) in [
+        ("tag.Hostname", json!("localhost")),
+        ("ContainersLaunched", json!(5)),
+        ("ContainersCompleted", json!(2)),
+        ("ContainersFailed", json!(1)),
+        ("ContainersKilled", json!(2)),
+        ("ContainersRunning", json!(0)),
+        ("AllocatedContainers", json!(0)),
+        ("AllocatedGB", json!(0)),
+        ("AvailableGB", json!(0)),
+        ("AvailableVCores", json!(4)),
+        ("ContainerLaunchDurationNumOps", json!(5)),
+    ] {
+        assert_eq!(bean[attribute], v, "{attribute} in {bean}");
+    }
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_in_one_process_keep_their_own_figures() {
+    let dir = test_dir("metrics-two");
+    let rm = Rm::start(&site(&[]), "127.0.0.1:0").await;
+    let n1 = start_nm(&rm, &dir, "n1", 512).await;
+    let running = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
+    wait_until("the container to run", || async { ran(&dir).len() == 1 }).await;
+    let n2 = start_nm(&rm, &dir, "n2", 256).await;
+    wait_until("the second node to register", || async {
+        node_metrics(&n2).await.1["weft_nm_registered"] == 1.0
+    })
+    .await;
+    // The running node's use reaches its gauges with a heartbeat after
+    // the monitor sampled the container.
+    wait_until("the first node's measured use", || async {
+        node_metrics(&n1)
+            .await
+            .1
+            .get("weft_nm_containers_used_virtual_memory_bytes")
+            .is_some_and(|b| *b > 0.0)
+    })
+    .await;
+    let (text1, m1) = node_metrics(&n1).await;
+    let (text2, m2) = node_metrics(&n2).await;
+    assert_samples(
+        &m1,
+        &[
+            ("weft_nm_containers_launched_total", 1.0),
+            ("weft_nm_containers_running", 1.0),
+            ("weft_nm_allocated_memory_bytes", 128.0 * 1048576.0),
+            ("weft_nm_capability_memory_bytes", 512.0 * 1048576.0),
+        ],
+    );
+    assert_samples(
+        &m2,
+        &[
+            ("weft_nm_containers_launched_total", 0.0),
+            ("weft_nm_containers_running", 0.0),
+            ("weft_nm_allocated_memory_bytes", 0.0),
+            ("weft_nm_capability_memory_bytes", 256.0 * 1048576.0),
+            ("weft_nm_container_launch_duration_seconds_count", 0.0),
+        ],
+    );
+    assert!(m1["weft_nm_node_used_memory_bytes"] > 0.0, "{m1:#?}");
+    // Both pass Prometheus's own lint.
+    if let Some(promtool) = weft_test_support::promtool() {
+        for text in [&text1, &text2] {
+            let mut child = std::process::Command::new(&promtool)
+                .args(["check", "metrics"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
+            let out = child.wait_with_output().unwrap();
+            let report = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.status.success() && report.trim().is_empty(),
+                "promtool: {report}\n{text}"
+            );
+        }
+    }
+    release(&dir);
+    let (outcome, _) = running.outcome().await;
+    assert_eq!(outcome.final_status, "SUCCEEDED", "{outcome:?}");
+    n2.stop().await;
     n1.stop().await;
     rm.shutdown().await;
 }

@@ -8,6 +8,7 @@
 
 pub mod codec;
 pub mod error;
+pub mod jmx;
 pub mod log_level;
 
 mod am;
@@ -16,7 +17,6 @@ mod attempts;
 mod cluster;
 mod conf;
 mod explain;
-mod jmx;
 mod nm;
 #[cfg(test)]
 mod tests;

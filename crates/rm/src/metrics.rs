@@ -1,27 +1,23 @@
-//! Prometheus metrics: the registry (a `metrics-exporter-prometheus`
-//! recorder owned by the service, not installed globally, so several RMs can
-//! share a process in tests), every metric's name, unit and help text, and
-//! the text rendering behind `GET /metrics`.
+//! The RM's Prometheus metrics: every metric's name, unit and help text, on
+//! a registry of the service's own (`registry::Registry`, which a node agent
+//! builds for itself too), and the text rendering behind `GET /metrics`.
 //!
 //! Names follow Prometheus conventions: a `weft_` prefix, base units (bytes,
 //! seconds; memory is MB × 2^20), `_total` on counters. The actor feeds the
 //! scheduler's metrics (`SchedulerMetrics`); handlers time heartbeats and
 //! allocate calls; the reloader counts reloads.
 
+pub mod registry;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use metrics::{
-    Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString, Unit,
-};
-use metrics_exporter_prometheus::{
-    Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
-};
-use metrics_util::MetricKindMask;
+use metrics::{Counter, Gauge, Histogram, Label, Unit};
 use weft_core::{AppState, Locality, NodeState};
 use weft_model::{QueuePath, Resource, Time};
 
+use crate::metrics::registry::{Description, Registry, RegistrySettings};
 use crate::view::{QueueCounts, View};
 
 /// Counters and gauges not touched for this long disappear: the series of
@@ -169,8 +165,7 @@ pub mod names {
 
 /// The service's metric registry.
 pub struct Metrics {
-    recorder: PrometheusRecorder,
-    handle: PrometheusHandle,
+    registry: Registry,
     /// Set at each scrape (`observe_scrape`).
     snapshot_age: Gauge,
     queued_commands: Gauge,
@@ -194,7 +189,7 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
-const QUEUE_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
+const QUEUE_DESCRIPTIONS: &[Description] = &[
     (
         names::QUEUE_APPS_SUBMITTED,
         Some(Unit::Count),
@@ -367,7 +362,7 @@ const QUEUE_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
     ),
 ];
 
-const OTHER_DESCRIPTIONS: &[(&str, Option<Unit>, &str)] = &[
+const OTHER_DESCRIPTIONS: &[Description] = &[
     (names::CLUSTER_NODES, Some(Unit::Count), "Nodes by state."),
     (
         names::CLUSTER_CAPACITY_MEMORY,
@@ -493,9 +488,6 @@ const HISTOGRAMS: &[&str] = &[
     names::UPDATE_DURATION,
 ];
 
-static METADATA: Metadata<'static> =
-    Metadata::new("weft_rm", Level::INFO, Some("weft_rm::metrics"));
-
 impl Metrics {
     /// A fresh registry with every metric described.
     pub fn new() -> Metrics {
@@ -505,58 +497,31 @@ impl Metrics {
     /// A fresh registry whose untouched series go after `idle` (tests
     /// shorten it: the exporter measures it on the real clock).
     pub(crate) fn with_idle_timeout(idle: Duration) -> Metrics {
-        let recorder = PrometheusBuilder::new()
-            .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), LATENCY_BUCKETS)
-            .expect("the latency buckets are a valid, non-empty list")
-            .idle_timeout(MetricKindMask::GAUGE | MetricKindMask::COUNTER, Some(idle))
-            .build_recorder();
-        for (name, unit, help) in QUEUE_DESCRIPTIONS.iter().chain(OTHER_DESCRIPTIONS) {
-            let key = KeyName::from_const_str(name);
-            let help = SharedString::const_str(help);
-            if name.ends_with("_total") {
-                recorder.describe_counter(key, *unit, help);
-            } else if HISTOGRAMS.contains(name) {
-                recorder.describe_histogram(key, *unit, help);
-            } else {
-                recorder.describe_gauge(key, *unit, help);
-            }
-        }
-        let handle = recorder.handle();
-        let heartbeat_duration = recorder
-            .register_histogram(&Key::from_static_name(names::HEARTBEAT_DURATION), &METADATA);
-        let allocate_duration = recorder
-            .register_histogram(&Key::from_static_name(names::ALLOCATE_DURATION), &METADATA);
-        let outcome =
-            |o: &'static str| Key::from_parts(names::RELOADS, vec![Label::new("outcome", o)]);
-        let reload_success = recorder.register_counter(&outcome("success"), &METADATA);
-        let reload_failure = recorder.register_counter(&outcome("failure"), &METADATA);
-        let reload_last_success = recorder.register_gauge(
-            &Key::from_static_name(names::RELOAD_LAST_SUCCESS),
-            &METADATA,
-        );
-        let reload_last_failure = recorder.register_gauge(
-            &Key::from_static_name(names::RELOAD_LAST_FAILURE),
-            &METADATA,
-        );
-        let gauge = |name| recorder.register_gauge(&Key::from_static_name(name), &METADATA);
+        let registry = Registry::new(RegistrySettings {
+            descriptions: &[QUEUE_DESCRIPTIONS, OTHER_DESCRIPTIONS],
+            histograms: HISTOGRAMS,
+            latency_buckets: LATENCY_BUCKETS,
+            idle_timeout: Some(idle),
+        });
+        let outcome = |o: &'static str| vec![Label::new("outcome", o)];
+        let gauge = |name| registry.gauge(name, vec![]);
         Metrics {
             snapshot_age: gauge(names::SNAPSHOT_AGE),
             queued_commands: gauge(names::QUEUED_COMMANDS),
             heartbeat_max_age: gauge(names::HEARTBEAT_MAX_AGE),
-            recorder,
-            handle,
-            heartbeat_duration,
-            allocate_duration,
-            reload_success,
-            reload_failure,
-            reload_last_success,
-            reload_last_failure,
+            heartbeat_duration: registry.histogram(names::HEARTBEAT_DURATION),
+            allocate_duration: registry.histogram(names::ALLOCATE_DURATION),
+            reload_success: registry.counter(names::RELOADS, outcome("success")),
+            reload_failure: registry.counter(names::RELOADS, outcome("failure")),
+            reload_last_success: gauge(names::RELOAD_LAST_SUCCESS),
+            reload_last_failure: gauge(names::RELOAD_LAST_FAILURE),
+            registry,
         }
     }
 
     /// The text exposition format (version 0.0.4) of every metric.
     pub fn render(&self) -> String {
-        self.handle.render()
+        self.registry.render()
     }
 
     /// Sets the gauges measured at a scrape from the latest snapshot and the
@@ -584,7 +549,7 @@ impl Metrics {
 
     /// Drains recorded histogram samples into their buckets; run every few seconds.
     pub fn run_upkeep(&self) {
-        self.handle.run_upkeep();
+        self.registry.run_upkeep();
     }
 
     /// Marks the series the actor does not set as alive: the reloader's
@@ -606,18 +571,15 @@ impl Metrics {
     }
 
     fn counter(&self, name: &'static str, labels: Vec<Label>) -> Counter {
-        self.recorder
-            .register_counter(&Key::from_parts(name, labels), &METADATA)
+        self.registry.counter(name, labels)
     }
 
     fn gauge(&self, name: &'static str, labels: Vec<Label>) -> Gauge {
-        self.recorder
-            .register_gauge(&Key::from_parts(name, labels), &METADATA)
+        self.registry.gauge(name, labels)
     }
 
     fn histogram(&self, name: &'static str) -> Histogram {
-        self.recorder
-            .register_histogram(&Key::from_static_name(name), &METADATA)
+        self.registry.histogram(name)
     }
 }
 

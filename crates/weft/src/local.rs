@@ -7,8 +7,8 @@
 //! The RM is `weft_rm::Service`, the nodes `weft_nm::NodeManager`, the demo
 //! apps `weft_nm::distributed_shell`; this module wires and prints. The
 //! process has one logging filter, which the RM's `/logLevel` and every
-//! node's change alike, and the nodes take the RM's `yarn.acl.enable` and
-//! `yarn.admin.acl`.
+//! node's change alike, and the nodes take the RM's `yarn.acl.enable`,
+//! `yarn.admin.acl` and `hadoop.security.instrumentation.requires.admin`.
 //!
 //! A node agent that ends on its own (the RM refused or decommissioned it,
 //! `weft rmadmin -refreshNodes` with a `--conf` naming hosts files) is
@@ -88,9 +88,12 @@ pub(crate) async fn run(
     let source = config.source.clone();
     // The nodes take the RM's ACL settings as of start, as a Hadoop
     // NodeManager reads the same yarn-site.xml once.
-    let acl = AclSettings {
-        enabled: config.core.scheduler.acl_enable,
-        admins: config.core.scheduler.admin_acl.clone(),
+    let access = NodeAccess {
+        acl: AclSettings {
+            enabled: config.core.scheduler.acl_enable,
+            admins: config.core.scheduler.admin_acl.clone(),
+        },
+        instrumentation_requires_admin: config.service.instrumentation_requires_admin,
     };
     // One process, one filter: the RM's /logLevel and every node's change
     // the same levels.
@@ -118,7 +121,7 @@ pub(crate) async fn run(
     let mut nodes = Vec::with_capacity(a.nodes);
     let mut outcome = Ok(());
     for i in 0..a.nodes {
-        match start_node(&a, &rm_url, &work, i, &acl, &embedding).await {
+        match start_node(&a, &rm_url, &work, i, &access, &embedding).await {
             Ok(n) => nodes.push(n),
             Err(e) => {
                 outcome = Err(e.context(format!("cannot start node {}", i + 1)));
@@ -158,12 +161,20 @@ pub(crate) async fn run(
     outcome
 }
 
+/// Who may do what on the nodes: the RM's settings, as of start.
+struct NodeAccess {
+    /// `yarn.acl.enable` and `yarn.admin.acl`.
+    acl: AclSettings,
+    /// `hadoop.security.instrumentation.requires.admin`.
+    instrumentation_requires_admin: bool,
+}
+
 async fn start_node(
     a: &LocalArgs,
     rm_url: &str,
     work: &std::path::Path,
     i: usize,
-    acl: &AclSettings,
+    access: &NodeAccess,
     embedding: &Embedding,
 ) -> anyhow::Result<NodeManager> {
     let mut config = NmConfig::new(
@@ -174,7 +185,8 @@ async fn start_node(
     config.rack = format!("/rack{}", i % 2 + 1);
     config.memory_enforcement = MemoryEnforcement::Auto;
     config.monitor_interval = Duration::from_millis(1000);
-    config.acl = acl.clone();
+    config.acl = access.acl.clone();
+    config.instrumentation_requires_admin = access.instrumentation_requires_admin;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     Ok(NodeManager::start_with(config, listener, embedding.clone()).await?)
 }

@@ -66,8 +66,10 @@ pub(crate) struct NmArgs {
     #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..=MAX_MS))]
     monitor_interval_ms: u64,
     /// A Hadoop-style yarn-site.xml; the agent reads its node health script
-    /// settings (yarn.nodemanager.health-checker.*) and who may change its
-    /// log levels (yarn.acl.enable, yarn.admin.acl), and ignores the rest.
+    /// settings (yarn.nodemanager.health-checker.*), who may change its log
+    /// levels (yarn.acl.enable, yarn.admin.acl) and whether only they may
+    /// read its /jmx (hadoop.security.instrumentation.requires.admin), and
+    /// ignores the rest.
     #[arg(long)]
     site: Option<PathBuf>,
 }

@@ -28,6 +28,7 @@ use crate::hosts::{HostLists, TimeoutSecs};
 use crate::http::codec::{Format, NamedCaller, OptionalPayload, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, NodeParam};
+use crate::metrics::registry::TEXT_FORMAT;
 use crate::reload::ReloadError;
 
 use crate::dto::cluster::{NodeResizeDto, RefreshNodesResourcesDto};
@@ -357,13 +358,7 @@ pub(super) async fn prometheus(State(s): State<ApiState>) -> impl IntoResponse {
     let rm = s.rm();
     s.0.metrics
         .observe_scrape(&rm.view(), rm.now(), rm.queued_commands());
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        s.0.metrics.render(),
-    )
+    ([(header::CONTENT_TYPE, TEXT_FORMAT)], s.0.metrics.render())
 }
 
 /// The 403 for an admin call (`yarn.admin.acl`) by anyone else; `what` is

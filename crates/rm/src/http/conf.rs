@@ -15,9 +15,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::config::listing::ListedProperty;
-use crate::http::ApiState;
 use crate::http::codec::{Caller, Params};
 use crate::http::error::ApiError;
+use crate::http::{ApiState, jmx};
 
 /// Hadoop's body for an active RM.
 pub(crate) const ACTIVE: &str = "I am Active!";
@@ -59,30 +59,20 @@ pub(super) async fn conf(
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
-/// Hadoop's `isInstrumentationAccessAllowed`: with
-/// `hadoop.security.instrumentation.requires.admin` on, only cluster
-/// administrators may read the RM's instrumentation (`/conf`, `/jmx`),
-/// which can tell an outsider about every queue, user and setting.
+/// Who may read the RM's instrumentation (`/conf`, `/jmx`): the rule every
+/// daemon shares (`jmx::instrumentation_access`), with the RM's setting and
+/// administrators in force.
 pub(super) fn instrumentation_access(
     s: &ApiState,
     caller: &Caller,
     what: &str,
 ) -> Result<(), ApiError> {
-    if !s.0.service.instrumentation_requires_admin {
-        return Ok(());
-    }
-    let Caller(Some(who)) = caller else {
-        return Err(ApiError::Unauthorized(format!(
-            "Unable to obtain user name, user not authenticated: add ?user.name=<user> to {what} (hadoop.security.instrumentation.requires.admin is true)"
-        )));
-    };
-    if !s.access().is_admin(who) {
-        return Err(ApiError::Forbidden(format!(
-            "user {} is not a cluster administrator (yarn.admin.acl) and may not {what} (hadoop.security.instrumentation.requires.admin is true)",
-            who.user
-        )));
-    }
-    Ok(())
+    jmx::instrumentation_access(
+        s.0.service.instrumentation_requires_admin,
+        caller.0.as_ref(),
+        |who| s.access().is_admin(who),
+        what,
+    )
 }
 
 /// `GET /isActive`: 200 with Hadoop's text, and the connection closed, as

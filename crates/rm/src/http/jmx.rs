@@ -5,10 +5,17 @@
 //! pattern) and `get` (`Bean::Attribute`) parameters and its answers to
 //! malformed ones.
 //!
-//! The figures come from the published view and the queue totals the actor
-//! keeps (`View::queue_counts`); which of Hadoop's attributes are there and
-//! which are not is in `docs/api.md`. There is no MBean server: the beans
-//! are built per request, and the object-name patterns are matched here.
+//! Every Weft daemon serves it alike, so this module holds the part they
+//! share (a bean's shape, `ObjectName` and `Bean`; `answer`, the servlet's
+//! parameters, patterns and answers; and `instrumentation_access`, who may
+//! read) beside the RM's handler; the node agent's `/jmx` (`weft_nm::http`)
+//! answers its `NodeManagerMetrics` bean through `answer` too.
+//!
+//! The RM's figures come from the published view and the queue totals the
+//! actor keeps (`View::queue_counts`); which of Hadoop's attributes are
+//! there and which are not is in `docs/api.md`. There is no MBean server:
+//! the beans are built per request, and the object-name patterns are
+//! matched here.
 
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -18,9 +25,11 @@ use serde_json::{Value, json};
 use weft_model::Resource;
 use weft_queue_tree::QueueKind;
 
+use crate::access::Identity;
 use crate::http::ApiState;
 use crate::http::codec::{Caller, Params};
-use crate::http::conf::instrumentation_access;
+use crate::http::conf;
+use crate::http::error::ApiError;
 use crate::metrics::queue_apps;
 use crate::view::View;
 
@@ -39,9 +48,45 @@ pub(super) async fn jmx(
     caller: Caller,
     Params(pairs): Params<Vec<(String, String)>>,
 ) -> Response {
-    if let Err(refused) = instrumentation_access(&s, &caller, "read /jmx") {
+    if let Err(refused) = conf::instrumentation_access(&s, &caller, "read /jmx") {
         return refused.into_response();
     }
+    let view = s.rm().view();
+    answer(&pairs, || beans(&view))
+}
+
+/// Hadoop's `isInstrumentationAccessAllowed`, for a daemon's `/jmx` (and
+/// the RM's `/conf`): with `hadoop.security.instrumentation.requires.admin`
+/// on (`requires_admin`), only an administrator (`is_admin`) naming
+/// themselves (`who`) may read what `what` says, since the figures can tell
+/// an outsider about every queue, user and setting.
+pub fn instrumentation_access(
+    requires_admin: bool,
+    who: Option<&Identity>,
+    is_admin: impl FnOnce(&Identity) -> bool,
+    what: &str,
+) -> Result<(), ApiError> {
+    if !requires_admin {
+        return Ok(());
+    }
+    let Some(who) = who else {
+        return Err(ApiError::Unauthorized(format!(
+            "Unable to obtain user name, user not authenticated: add ?user.name=<user> to {what} (hadoop.security.instrumentation.requires.admin is true)"
+        )));
+    };
+    if !is_admin(who) {
+        return Err(ApiError::Forbidden(format!(
+            "user {} is not a cluster administrator (yarn.admin.acl) and may not {what} (hadoop.security.instrumentation.requires.admin is true)",
+            who.user
+        )));
+    }
+    Ok(())
+}
+
+/// The servlet's answer to the query `pairs` over a daemon's beans (built
+/// only when asked for): `get=Bean::Attribute` wins over `qry`, a pattern
+/// that defaults to every bean.
+pub fn answer(pairs: &[(String, String)], beans: impl FnOnce() -> Vec<Bean>) -> Response {
     // A servlet's getParameter is the first value given; other parameters
     // (Hadoop's `callback`, anyone's cache busters) are ignored.
     let param = |name: &str| {
@@ -50,18 +95,17 @@ pub(super) async fn jmx(
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
-    let view = s.rm().view();
     match param("get") {
-        Some(get) => attribute_answer(&view, get),
+        Some(get) => attribute_answer(beans, get),
         None => {
             let qry = param("qry").unwrap_or(ALL);
             match Pattern::parse(qry) {
                 Ok(pattern) => {
-                    let beans: Vec<Bean> = beans(&view)
+                    let beans: Vec<Bean> = beans()
                         .into_iter()
                         .filter(|b| pattern.matches(&b.name))
                         .collect();
-                    answer(StatusCode::OK, &json!({ "beans": beans }))
+                    json_answer(StatusCode::OK, &json!({ "beans": beans }))
                 }
                 Err(why) => malformed(qry, &why),
             }
@@ -72,7 +116,7 @@ pub(super) async fn jmx(
 /// The answer to `?get=Bean::Attribute`: each matching bean with only that
 /// attribute; the first bean without it ends the list with an error and a
 /// 404, as Hadoop's servlet answers.
-fn attribute_answer(view: &View, get: &str) -> Response {
+fn attribute_answer(beans: impl FnOnce() -> Vec<Bean>, get: &str) -> Response {
     // Java's String.split, which Hadoop uses, drops trailing empty parts:
     // `Bean::` is one part, so not the expected format.
     let mut parts: Vec<&str> = get.split("::").collect();
@@ -80,7 +124,7 @@ fn attribute_answer(view: &View, get: &str) -> Response {
         parts.pop();
     }
     let [bean, attribute] = parts[..] else {
-        return answer(
+        return json_answer(
             StatusCode::BAD_REQUEST,
             &json!({"result": "ERROR", "message": "query format is not as expected."}),
         );
@@ -90,7 +134,7 @@ fn attribute_answer(view: &View, get: &str) -> Response {
         Err(why) => return malformed(bean, &why),
     };
     let mut found = Vec::new();
-    for b in beans(view).into_iter().filter(|b| pattern.matches(&b.name)) {
+    for b in beans().into_iter().filter(|b| pattern.matches(&b.name)) {
         let value = match attribute {
             "modelerType" => Some(Value::from(b.modeler_type.clone())),
             _ => b
@@ -109,18 +153,18 @@ fn attribute_answer(view: &View, get: &str) -> Response {
                 format!("No attribute with name {attribute} was found.").into(),
             );
             found.push(Value::Object(one));
-            return answer(StatusCode::NOT_FOUND, &json!({ "beans": found }));
+            return json_answer(StatusCode::NOT_FOUND, &json!({ "beans": found }));
         };
         one.insert(attribute.to_owned(), value);
         found.push(Value::Object(one));
     }
-    answer(StatusCode::OK, &json!({ "beans": found }))
+    json_answer(StatusCode::OK, &json!({ "beans": found }))
 }
 
 /// A 400 for an object name that is not one. Hadoop's servlet answers an
 /// empty object; the error fields its `get` answers use say why here.
 fn malformed(text: &str, why: &str) -> Response {
-    answer(
+    json_answer(
         StatusCode::BAD_REQUEST,
         &json!({
             "result": "ERROR",
@@ -132,7 +176,7 @@ fn malformed(text: &str, why: &str) -> Response {
 /// Hadoop's servlet lets any web page read its beans (dashboards served
 /// from elsewhere do), and so does this: the figures are the same any GET
 /// of the cluster's REST API gives.
-fn answer(status: StatusCode, body: &Value) -> Response {
+fn json_answer(status: StatusCode, body: &Value) -> Response {
     (
         status,
         [
@@ -148,9 +192,11 @@ fn answer(status: StatusCode, body: &Value) -> Response {
 /// A bean's object name: a domain and its key properties in the order they
 /// are written (`Hadoop:service=ResourceManager,name=QueueMetrics,q0=root`).
 #[derive(Clone, Debug)]
-struct ObjectName {
-    domain: &'static str,
-    keys: Vec<(String, String)>,
+pub struct ObjectName {
+    /// The domain (`Hadoop`).
+    pub domain: &'static str,
+    /// The key properties, in order (`service`, `name`, ...).
+    pub keys: Vec<(String, String)>,
 }
 
 impl std::fmt::Display for ObjectName {
@@ -169,10 +215,14 @@ impl std::fmt::Display for ObjectName {
 /// One bean: its name, Hadoop's `modelerType` and its attributes in the
 /// order Hadoop's metrics system lists them (tags first).
 #[derive(Debug)]
-struct Bean {
-    name: ObjectName,
-    modeler_type: String,
-    attributes: Vec<(&'static str, Value)>,
+pub struct Bean {
+    /// Its object name.
+    pub name: ObjectName,
+    /// Hadoop's `modelerType` (the metrics source's name).
+    pub modeler_type: String,
+    /// Its attributes, in order (Hadoop's names: `tag.Context`,
+    /// `AppsSubmitted`, ...).
+    pub attributes: Vec<(&'static str, Value)>,
 }
 
 impl serde::Serialize for Bean {
