@@ -1595,27 +1595,8 @@ async fn two_agents_in_one_process_keep_their_own_figures() {
     );
     assert!(m1["weft_nm_node_used_memory_bytes"] > 0.0, "{m1:#?}");
     // Both pass Prometheus's own lint.
-    if let Some(promtool) = weft_test_support::promtool() {
-        for text in [&text1, &text2] {
-            let mut child = std::process::Command::new(&promtool)
-                .args(["check", "metrics"])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
-            let out = child.wait_with_output().unwrap();
-            let report = format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert!(
-                out.status.success() && report.trim().is_empty(),
-                "promtool: {report}\n{text}"
-            );
-        }
+    for text in [&text1, &text2] {
+        weft_test_support::assert_promtool_accepts_metrics(text);
     }
     release(&dir);
     let (outcome, _) = running.outcome().await;

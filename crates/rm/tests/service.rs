@@ -1027,26 +1027,7 @@ async fn metrics_pass_promtool() {
     let text = String::from_utf8(answer.body.to_vec()).unwrap();
     server.shutdown().await;
 
-    if let Some(promtool) = weft_test_support::promtool() {
-        let mut child = std::process::Command::new(promtool)
-            .args(["check", "metrics"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        let report = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.status.success() && report.trim().is_empty(),
-            "promtool: {report}\n{text}"
-        );
-    }
+    weft_test_support::assert_promtool_accepts_metrics(&text);
     // Every family the service documents is there.
     for name in [
         "weft_queue_apps_submitted_total",

@@ -47,6 +47,37 @@ pub fn promtool() -> Option<PathBuf> {
     found
 }
 
+/// Lints a Prometheus text exposition with `promtool check metrics`,
+/// failing the calling test with promtool's report and the text if it finds
+/// anything; skipped as [`promtool`] says when promtool is not installed.
+pub fn assert_promtool_accepts_metrics(text: &str) {
+    let Some(promtool) = promtool() else {
+        return;
+    };
+    let mut child = std::process::Command::new(promtool)
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool starts");
+    std::io::Write::write_all(
+        &mut child.stdin.take().expect("promtool's stdin is piped"),
+        text.as_bytes(),
+    )
+    .expect("promtool reads the metrics");
+    let out = child.wait_with_output().expect("promtool ends");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && report.trim().is_empty(),
+        "promtool: {report}\n{text}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ pub mod measure;
 pub mod scenario;
 pub mod timing;
 
-pub use fixtures::{promtool, site_xml};
+pub use fixtures::{assert_promtool_accepts_metrics, promtool, site_xml};
 pub use measure::{rss_bytes, time_once};
 pub use std::hint::black_box;
 pub use timing::{Summary, bench};
