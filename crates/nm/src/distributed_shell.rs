@@ -21,7 +21,7 @@ use http::{Method, StatusCode};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use weft_model::{AppId, ContainerId};
-use weft_rm::client::{ClientError, RmClient, remote_error};
+use weft_rm::client::{ClientError, RmClient};
 use weft_rm::dto::ResourceDto;
 use weft_rm::dto::am::{
     AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AmRegisterResponse, AskDto,
@@ -304,13 +304,7 @@ async fn submit(client: &mut RmClient, config: &ShellConfig) -> Result<AppId, Sh
         }),
         ..SubmitApplicationDto::default()
     };
-    let bytes = serde_json::to_vec(&body).unwrap_or_default();
-    let answer = client
-        .request(Method::POST, "/ws/v1/cluster/apps", Some(bytes))
-        .await?;
-    if answer.status != StatusCode::ACCEPTED {
-        return Err(remote_error(&answer).into());
-    }
+    client.submit_application(&body).await?;
     // Placement refusals are asynchronous: the app shows FAILED.
     let report = app_report(client, app).await?;
     if report.state == "FAILED" {

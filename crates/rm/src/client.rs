@@ -341,6 +341,27 @@ impl RmClient {
         self.call(Method::GET, path, None::<&()>).await
     }
 
+    /// `POST /ws/v1/cluster/apps`: submits an application (a
+    /// `SubmitApplicationDto`, or JSON in its shape). `Ok` once the RM took
+    /// it (202); a placement or ACL refusal may still fail the app after
+    /// that, as in Hadoop, so a caller that must know reads its report.
+    pub async fn submit_application(
+        &mut self,
+        submission: &impl Serialize,
+    ) -> Result<(), ClientError> {
+        let bytes = serde_json::to_vec(submission).map_err(|e| ClientError::Unexpected {
+            status: StatusCode::BAD_REQUEST,
+            why: format!("cannot encode the submission: {e}"),
+        })?;
+        let answer = self
+            .request(Method::POST, "/ws/v1/cluster/apps", Some(bytes))
+            .await?;
+        if answer.status != StatusCode::ACCEPTED {
+            return Err(remote_error(&answer));
+        }
+        Ok(())
+    }
+
     /// `POST /ws/v1/cluster/apps/new-application`: an id to submit an app with.
     pub async fn new_application(&mut self) -> Result<NewApplicationDto, ClientError> {
         self.call(

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -361,15 +361,7 @@ async fn scrape_a_busy_rm() -> String {
     let app = alice.new_application().await.unwrap().application_id;
     let submission =
         json!({"application-id": app, "queue": "a", "resource": {"memory": 1024, "vCores": 1}});
-    let submitted = alice
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(submission.to_string().into_bytes()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(submitted.status, StatusCode::ACCEPTED);
+    alice.submit_application(&submission).await.unwrap();
     let mut response_id = 0;
     heartbeat(&mut nm, node, &mut response_id).await;
     let _: Value = nm

@@ -119,15 +119,7 @@ async fn submit(c: &mut RmClient, queue: &str) -> String {
     let app = c.new_application().await.unwrap().application_id;
     let body = json!({"application-id": app, "application-name": format!("job-{queue}"),
                       "queue": queue, "resource": {"memory": 1024, "vCores": 1}});
-    let a = c
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(body.to_string().into_bytes()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(a.status, StatusCode::ACCEPTED);
+    c.submit_application(&body).await.unwrap();
     app
 }
 
