@@ -52,6 +52,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use weft_model::{AppId, ContainerId, NodeId, Resource};
+use weft_queue_tree::Acl;
 use weft_rm::Embedding;
 use weft_rm::client::{ClientError, RmClient};
 use weft_rm::dto::ResourceDto;
@@ -169,6 +170,20 @@ pub struct NodeManager {
     health: Option<JoinHandle<()>>,
 }
 
+/// Whose a container's application is and who else may see it, as the RM
+/// said when it handed the container over (docs/api.md, "Who may read a
+/// container's report and logs"): what the node's API checks a reader
+/// against. Kept with the container, so a container the agent has
+/// forgotten has none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppViewers {
+    /// The user who submitted the application; `None` when the RM did not
+    /// say (an RM older than this field), which makes nobody its owner.
+    pub owner: Option<String>,
+    /// Its `VIEW_APP` ACL (nobody when the RM did not say).
+    pub view: Acl,
+}
+
 /// A cheap, cloneable handle to the agent task.
 #[derive(Clone, Debug)]
 pub struct AgentHandle {
@@ -185,11 +200,11 @@ enum Command {
         reply: oneshot::Sender<Result<ContainerDto, StartContainerError>>,
     },
     List {
-        reply: oneshot::Sender<Vec<ContainerDto>>,
+        reply: oneshot::Sender<Vec<(ContainerDto, AppViewers)>>,
     },
     Get {
         container: ContainerId,
-        reply: oneshot::Sender<Option<ContainerDto>>,
+        reply: oneshot::Sender<Option<(ContainerDto, AppViewers)>>,
     },
     Info {
         reply: oneshot::Sender<NodeInfoDto>,
@@ -206,6 +221,31 @@ impl AgentHandle {
     #[cfg(test)]
     pub(crate) fn detached() -> AgentHandle {
         let (tx, _) = mpsc::channel(1);
+        AgentHandle { tx }
+    }
+
+    /// A handle to a stand-in agent that knows `containers` and answers
+    /// only questions about them, for router tests of the reads.
+    #[cfg(test)]
+    pub(crate) fn serving(containers: Vec<(ContainerDto, AppViewers)>) -> AgentHandle {
+        let (tx, mut rx) = mpsc::channel(8);
+        tokio::spawn(async move {
+            while let Some(cmd) = rx.recv().await {
+                match cmd {
+                    Command::List { reply } => {
+                        let _ = reply.send(containers.clone());
+                    }
+                    Command::Get { container, reply } => {
+                        let id = container.to_string();
+                        let found = containers.iter().find(|(c, _)| c.id == id).cloned();
+                        let _ = reply.send(found);
+                    }
+                    // Nothing else is asked of it; an unanswered question
+                    // reads as an agent that has stopped.
+                    _ => {}
+                }
+            }
+        });
         AgentHandle { tx }
     }
 
@@ -235,13 +275,30 @@ impl AgentHandle {
 
     /// Every container the node knows, by id.
     pub async fn containers(&self) -> Vec<ContainerDto> {
+        self.containers_and_viewers()
+            .await
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// One container, if the node knows it.
+    pub async fn container(&self, container: ContainerId) -> Option<ContainerDto> {
+        self.container_and_viewers(container).await.map(|(c, _)| c)
+    }
+
+    /// Every container the node knows, by id, with who may see it.
+    pub async fn containers_and_viewers(&self) -> Vec<(ContainerDto, AppViewers)> {
         self.ask(|reply| Command::List { reply })
             .await
             .unwrap_or_default()
     }
 
-    /// One container, if the node knows it.
-    pub async fn container(&self, container: ContainerId) -> Option<ContainerDto> {
+    /// One container, if the node knows it, with who may see it.
+    pub async fn container_and_viewers(
+        &self,
+        container: ContainerId,
+    ) -> Option<(ContainerDto, AppViewers)> {
         self.ask(|reply| Command::Get { container, reply })
             .await
             .flatten()
@@ -500,6 +557,8 @@ struct Container {
     is_am: bool,
     /// What a start call must show (the RM's, from the heartbeat answer).
     token: ContainerToken,
+    /// Who may see its report and logs (the RM's, from the heartbeat answer).
+    viewers: AppViewers,
     state: State,
     stopping: Option<StopCause>,
     diagnostics: String,
@@ -626,7 +685,7 @@ impl Agent {
                     }
                     (Some(_), Some(_)) => {
                         self.launch(container, &context);
-                        Ok(self.dto(&self.containers[&container]))
+                        Ok(self.dto(&self.containers[&container]).0)
                     }
                 };
                 let _ = reply.send(res);
@@ -712,13 +771,14 @@ impl Agent {
         }
     }
 
-    fn dto(&self, c: &Container) -> ContainerDto {
+    /// The container's report, and who may see all of it.
+    fn dto(&self, c: &Container) -> (ContainerDto, AppViewers) {
         let (exit_code, pid) = match c.state {
             State::Complete { exit_status } => (exit_status, None),
             State::Running { pid } => (EXIT_CODE_INVALID, Some(pid)),
             State::Allocated => (EXIT_CODE_INVALID, None),
         };
-        ContainerDto {
+        let dto = ContainerDto {
             id: c.id.to_string(),
             app_id: c.id.app().to_string(),
             state: c.state_name().to_owned(),
@@ -734,7 +794,9 @@ impl Agent {
                 "http://{}/ws/v1/node/containers/{}/logs",
                 self.http_address, c.id
             ),
-        }
+            user: c.viewers.owner.clone().unwrap_or_default(),
+        };
+        (dto, c.viewers.clone())
     }
 
     /// One exchange with the RM (registering first if needed); how long to
@@ -946,6 +1008,13 @@ impl Agent {
                     priority: alloc.priority,
                     is_am: alloc.is_am,
                     token: alloc.container_token,
+                    viewers: AppViewers {
+                        owner: alloc.user.filter(|u| !u.is_empty()),
+                        view: alloc
+                            .view_app_acl
+                            .as_deref()
+                            .map_or_else(Acl::nobody, Acl::parse),
+                    },
                     state: State::Allocated,
                     stopping: None,
                     diagnostics: String::new(),

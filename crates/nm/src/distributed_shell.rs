@@ -681,7 +681,12 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
             .map(|(c, l)| (*c, l.node.clone()))
             .collect();
         for (container, node) in live {
-            let Ok(client) = RmClient::new(&format!("http://{node}"), None) else {
+            // As the submitting user: a node whose ACLs are on withholds a
+            // container's diagnostics from anyone its app's VIEW_APP does
+            // not let see them.
+            let Ok(client) =
+                RmClient::new(&format!("http://{node}"), Some(self.config.user.clone()))
+            else {
                 continue;
             };
             let mut client = client.with_timeout(self.config.request_timeout);

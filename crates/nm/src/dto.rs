@@ -238,6 +238,28 @@ pub struct ContainerDto {
     pub node_id: String,
     /// Where its logs are listed.
     pub container_logs_link: String,
+    /// Hadoop's `user`: who submitted its application, as the RM said when
+    /// it handed the container over; empty when the RM did not say.
+    #[serde(default)]
+    pub user: String,
+}
+
+impl ContainerDto {
+    /// This container for a reader who may not see its application (no
+    /// `VIEW_APP` right while the node's ACLs are on): what it is, whose,
+    /// its size, state and exit code stay; what it said and what its
+    /// process does are left out (`diagnostics`, which may quote its
+    /// stderr, is empty; `pid` and `memoryUsedMB` absent), and so is the
+    /// link to the logs such a reader may not read.
+    pub fn withheld(self) -> ContainerDto {
+        ContainerDto {
+            diagnostics: String::new(),
+            pid: None,
+            memory_used_mb: None,
+            container_logs_link: String::new(),
+            ..self
+        }
+    }
 }
 
 /// `{"containers": {"container": [...]}}` (an empty list is `{"containers": {}}`, as in YARN).
@@ -374,6 +396,7 @@ mod tests {
             memory_used_mb: Some(12),
             node_id: "h1:8041".to_owned(),
             container_logs_link: String::new(),
+            user: "alice".to_owned(),
         };
         expect_test::expect![[r#"
             [
@@ -389,6 +412,7 @@ mod tests {
                 "state",
                 "totalMemoryNeededMB",
                 "totalVCoresNeeded",
+                "user",
             ]
         "#]]
         .assert_debug_eq(&keys(&c));

@@ -4,6 +4,13 @@
 //! and Hadoop's `/logLevel` and `/jmx`, as every daemon serves them, and
 //! Prometheus's `/metrics`.
 //!
+//! While the node's `yarn.acl.enable` is on, a container's report and logs
+//! are for those who may view its application, as a Hadoop NodeManager's
+//! are: its owner, whom its `VIEW_APP` ACL names, and the node's
+//! administrators, by the RM's own rule (`weft_rm::access`) over what the
+//! RM told the agent with the container (`agent::AppViewers`). Others get
+//! the reports withheld (`ContainerDto::withheld`) and the logs refused.
+//!
 //! Handlers parse and answer; every decision about containers is the
 //! agent's, the figures are `metrics`', and `/logLevel`'s and `/jmx`'s
 //! rules and answers are the RM's (`weft_rm::http::log_level`,
@@ -34,10 +41,10 @@ use weft_rm::http::{method_not_allowed, with_trailing_slashes};
 use weft_rm::log_levels::LogLevels;
 use weft_rm::metrics::registry::TEXT_FORMAT;
 
-use crate::agent::{AgentHandle, StartContainerError};
+use crate::agent::{AgentHandle, AppViewers, StartContainerError};
 use crate::dto::{
-    ContainerBody, ContainerList, ContainerLogsBody, ContainerLogsDto, ContainersBody,
-    LaunchContext, LogFileDto, NodeInfoBody,
+    ContainerBody, ContainerDto, ContainerList, ContainerLogsBody, ContainerLogsDto,
+    ContainersBody, LaunchContext, LogFileDto, NodeInfoBody,
 };
 use crate::health::Health;
 use crate::launch::ContainerDirs;
@@ -57,12 +64,14 @@ pub struct NodeApi {
     /// with 404).
     pub log_levels: Option<Arc<dyn LogLevels>>,
     /// Who may use `/logLevel` (`yarn.acl.enable`, `yarn.admin.acl`), and
-    /// `/jmx` when `instrumentation_requires_admin` says so.
+    /// `/jmx` when `instrumentation_requires_admin` says so; and whether
+    /// containers' reports and logs are checked against their apps'
+    /// viewers, who always include these administrators.
     pub acl: Arc<AclSettings>,
     /// `hadoop.security.instrumentation.requires.admin`: `/jmx` is for
     /// administrators only.
     pub instrumentation_requires_admin: bool,
-    /// Users' groups, for the groups `yarn.admin.acl` names.
+    /// Users' groups, for the groups `yarn.admin.acl` and `VIEW_APP` ACLs name.
     pub groups: Arc<UserGroups>,
     /// The agent's metrics, which `/metrics` and `/jmx` show.
     pub metrics: Arc<NodeMetrics>,
@@ -167,6 +176,107 @@ async fn identity(api: &NodeApi, user: Option<String>) -> Option<Identity> {
     Some(Identity { user, groups })
 }
 
+/// Hadoop's `hadoop.http.staticuser.user`: who an anonymous caller is to
+/// Hadoop's web servers (its default `StaticUserWebFilter`), with no groups
+/// (its static group mapping gives this user none).
+const ANONYMOUS: &str = "dr.who";
+
+/// Who reads a container's report or logs while the node's ACLs are on.
+struct Reader {
+    who: Identity,
+    /// True when the request named nobody (`who` is then `ANONYMOUS`).
+    anonymous: bool,
+}
+
+/// The reader `user.name` names, checked like any other user when it names
+/// nobody, as Hadoop checks its static user; `None` while the node's ACLs
+/// are off, when nobody is checked (and nobody's groups looked up).
+async fn reader(api: &NodeApi, user: Option<String>) -> Option<Reader> {
+    if !api.acl.enabled {
+        return None;
+    }
+    Some(match user {
+        Some(user) => Reader {
+            who: Identity {
+                groups: api.groups.groups(&user).await,
+                user,
+            },
+            anonymous: false,
+        },
+        None => Reader {
+            who: Identity {
+                user: ANONYMOUS.to_owned(),
+                groups: Vec::new(),
+            },
+            anonymous: true,
+        },
+    })
+}
+
+impl Reader {
+    /// Hadoop's NodeManager rule (`weft_rm::access`): the owner, whom
+    /// `VIEW_APP` names, or an administrator of this node.
+    fn may_view(&self, acl: &AclSettings, viewers: &AppViewers) -> bool {
+        acl.may_view_app_by_acls(&self.who, viewers.owner.as_deref(), &viewers.view)
+    }
+}
+
+/// A container's report as `reader` may see it: whole, or withheld.
+fn as_seen_by(
+    reader: Option<&Reader>,
+    acl: &AclSettings,
+    (container, viewers): (ContainerDto, AppViewers),
+) -> ContainerDto {
+    match reader {
+        Some(r) if !r.may_view(acl, &viewers) => container.withheld(),
+        _ => container,
+    }
+}
+
+/// Whether the caller may read container `id`'s logs: anyone while the
+/// node's ACLs are off; else an administrator of the node, or, for a
+/// container the agent still knows, its app's owner or whom its `VIEW_APP`
+/// names. A container the agent has forgotten has no known viewers, so
+/// only administrators read its logs (Hadoop's NodeManager serves no
+/// logs of an application it has forgotten).
+async fn may_read_logs(
+    api: &NodeApi,
+    user: Option<String>,
+    id: ContainerId,
+) -> Result<(), ApiError> {
+    let Some(reader) = reader(api, user).await else {
+        return Ok(());
+    };
+    // The agent need not be asked about an administrator.
+    if api.acl.is_admin(&reader.who) {
+        return Ok(());
+    }
+    let Some((_, viewers)) = api.handle.container_and_viewers(id).await else {
+        return Err(ApiError::NotFound(format!(
+            "container {id} is not known on this node (never allocated here, or ended long ago and forgotten), so who may read its logs is not known; only an administrator of this node (yarn.admin.acl) may read them"
+        )));
+    };
+    if reader.may_view(&api.acl, &viewers) {
+        return Ok(());
+    }
+    let app = id.app();
+    let who_may = match &viewers.owner {
+        Some(owner) => format!(
+            "only its owner ({owner}), a user or group its VIEW_APP ACL names, or an administrator of this node (yarn.admin.acl) may"
+        ),
+        None => "only a user or group its VIEW_APP ACL names, or an administrator of this node (yarn.admin.acl) may (the resource manager did not say who owns it)".to_owned(),
+    };
+    if reader.anonymous {
+        return Err(ApiError::Unauthorized(format!(
+            "an anonymous caller may not read the logs of container {id} of application {app} while yarn.acl.enable is on: add ?user.name=<user>; {who_may}"
+        )));
+    }
+    Err(ApiError::Forbidden(format!(
+        "user {} may not read the logs of container {id} of application {app}: {who_may}",
+        reader.who.user
+    )))
+}
+
 fn json(status: StatusCode, body: &impl serde::Serialize) -> Response {
     let bytes = serde_json::to_vec(body).unwrap_or_default();
     (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
@@ -190,8 +300,19 @@ async fn info(State(api): State<NodeApi>) -> Result<Response, ApiError> {
     Ok(json(StatusCode::OK, &NodeInfoBody { node_info }))
 }
 
-async fn containers(State(api): State<NodeApi>) -> Response {
-    let container = api.handle.containers().await;
+/// Every container, each whole or withheld as the caller may see it:
+/// listed either way, as the RM lists every app (Hadoop's
+/// `yarn.webapp.filter-entity-list-by-user`, which leaves them out, is not
+/// read).
+async fn containers(State(api): State<NodeApi>, UserName(user): UserName) -> Response {
+    let reader = reader(&api, user).await;
+    let container = api
+        .handle
+        .containers_and_viewers()
+        .await
+        .into_iter()
+        .map(|c| as_seen_by(reader.as_ref(), &api.acl, c))
+        .collect();
     json(
         StatusCode::OK,
         &ContainersBody {
@@ -200,15 +321,20 @@ async fn containers(State(api): State<NodeApi>) -> Response {
     )
 }
 
+/// One container, whole or withheld as the caller may see it (as the RM
+/// withholds an app's report rather than refusing it).
 async fn container(
     State(api): State<NodeApi>,
+    UserName(user): UserName,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = parse_container(&id)?;
-    let container =
-        api.handle.container(id).await.ok_or_else(|| {
+    let found =
+        api.handle.container_and_viewers(id).await.ok_or_else(|| {
             ApiError::NotFound(format!("container {id} is not known on this node"))
         })?;
+    let reader = reader(&api, user).await;
+    let container = as_seen_by(reader.as_ref(), &api.acl, found);
     Ok(json(StatusCode::OK, &ContainerBody { container }))
 }
 
@@ -243,8 +369,13 @@ async fn start(
     }
 }
 
-async fn logs(State(api): State<NodeApi>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn logs(
+    State(api): State<NodeApi>,
+    UserName(user): UserName,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     let id = parse_container(&id)?;
+    may_read_logs(&api, user, id).await?;
     let dirs = ContainerDirs::of(&api.work_dir, id);
     let mut files = Vec::new();
     let entries = std::fs::read_dir(&dirs.logs)
@@ -281,6 +412,7 @@ struct LogFileQuery {
 
 async fn log_file(
     State(api): State<NodeApi>,
+    UserName(user): UserName,
     Path((id, file)): Path<(String, String)>,
     Params(query): Params<LogFileQuery>,
 ) -> Result<Response, ApiError> {
@@ -291,6 +423,7 @@ async fn log_file(
             "{file:?} is not a log file name"
         )));
     }
+    may_read_logs(&api, user, id).await?;
     let path = ContainerDirs::of(&api.work_dir, id).logs.join(&file);
     let missing = || {
         ApiError::NotFound(format!(

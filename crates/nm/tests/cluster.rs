@@ -9,7 +9,9 @@
 //! its app asks again; a node killed abruptly is declared lost and its apps
 //! are told; a container over its memory limit is killed with the figures;
 //! a node launches an AM container from the submission's launch context and
-//! stops it when the app is killed; a node starts a container only for a
+//! stops it when the app is killed; with ACLs on, a container's logs are
+//! read by its app's owner, whom its `VIEW_APP` names and the node's
+//! administrators, and refused to others; a node starts a container only for a
 //! caller with the container's token from the AM's allocate answer, once; after an RM restart with its state
 //! store, the node re-registers with its running containers, they keep
 //! running, and the app finishes; a node drained by `refresh-nodes` keeps
@@ -43,6 +45,8 @@ use weft_model::{ContainerId, Resource};
 use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent, ShellOutcome};
 use weft_nm::launch::is_alive;
 use weft_nm::{AgentEnd, HealthScript, MemoryEnforcement, NmConfig, NodeManager};
+use weft_queue_tree::Acl;
+use weft_rm::access::AclSettings;
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
 use weft_rm::{Clock, RmConfig, Service};
@@ -848,6 +852,129 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
     .await;
     let c = n1.handle().container(am).await.unwrap();
     assert_eq!(c.exit_code, -107, "{c:?}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+/// `path` on a node as `user` (`None`: anonymous): the status and the body.
+async fn node_get_as(node: &NodeManager, user: Option<&str>, path: &str) -> (u16, String) {
+    let mut client = RmClient::new(
+        &format!("http://{}", node.http_address()),
+        user.map(str::to_owned),
+    )
+    .unwrap();
+    node_get(&mut client, path).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_acls_on_a_containers_logs_are_for_its_apps_viewers() {
+    let dir = test_dir("viewers");
+    let rm = Rm::start(
+        &site(&[("yarn.acl.enable", "true"), ("yarn.admin.acl", "yarn")]),
+        "127.0.0.1:0",
+    )
+    .await;
+    // The node's own ACL settings, as `weft nm --site` reads them.
+    let mut config = NmConfig::new(rm.url.clone(), Resource::new(512, 4), dir.join("n1"));
+    config.memory_enforcement = MemoryEnforcement::RssPolling;
+    config.acl = AclSettings {
+        enabled: true,
+        admins: Acl::parse("yarn"),
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let n1 = NodeManager::start(config, listener).await.unwrap();
+
+    // alice's app, which bob may view; its AM container says something
+    // only its viewers should read.
+    let mut alice = rm.client();
+    let app = new_application(&mut alice).await;
+    let out = dir.join("out");
+    let submission = json!({
+        "application-id": app,
+        "queue": "a",
+        "resource": {"memory": 64, "vCores": 1},
+        "am-container-spec": {
+            "commands": {"command": "echo \"$CONTAINER_ID\" > \"$OUT/am.id\"; echo the-secret; sleep 60"},
+            "environment": {"entry": [{"key": "OUT", "value": out.to_string_lossy()}]},
+            "application-acls": {"entry": [{"key": "VIEW_APP", "value": "bob"}]},
+        },
+    });
+    let answer = alice
+        .request(
+            Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(serde_json::to_vec(&submission).unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202);
+    wait_until("the AM container to start", || async {
+        std::fs::read_to_string(out.join("am.id")).is_ok_and(|s| s.ends_with('\n'))
+    })
+    .await;
+    let am = std::fs::read_to_string(out.join("am.id"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    let stdout = format!("/ws/v1/node/containerlogs/{am}/stdout");
+    wait_until("its stdout", || async {
+        node_get_as(&n1, Some("alice"), &stdout).await == (200, "the-secret\n".to_owned())
+    })
+    .await;
+
+    // The owner, whom VIEW_APP names and the node's administrator read it.
+    for user in ["alice", "bob", "yarn"] {
+        assert_eq!(
+            node_get_as(&n1, Some(user), &stdout).await,
+            (200, "the-secret\n".to_owned()),
+            "{user}"
+        );
+        let (status, body) = node_get_as(
+            &n1,
+            Some(user),
+            &format!("/ws/v1/node/containers/{am}/logs"),
+        )
+        .await;
+        assert_eq!(status, 200, "{user}: {body}");
+        assert!(body.contains(r#""fileName":"stdout""#), "{user}: {body}");
+    }
+    // Anyone else is refused, 401 when they do not say who they are.
+    let (status, body) = node_get_as(&n1, Some("carol"), &stdout).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body.contains(&format!(
+            "user carol may not read the logs of container {am} of application {app}: only its owner (alice)"
+        )),
+        "{body}"
+    );
+    assert_eq!(node_get_as(&n1, None, &stdout).await.0, 401);
+    // The node learned the owner from the RM: the report says whose, and
+    // carol's is withheld.
+    let report = |body: String| serde_json::from_str::<Value>(&body).unwrap()["container"].clone();
+    let (_, body) = node_get_as(&n1, Some("bob"), &format!("/ws/v1/node/containers/{am}")).await;
+    let c = report(body);
+    assert_eq!(
+        (c["user"].as_str(), c["pid"].is_u64()),
+        (Some("alice"), true),
+        "{c}"
+    );
+    let (_, body) = node_get_as(&n1, Some("carol"), &format!("/ws/v1/node/containers/{am}")).await;
+    let c = report(body);
+    assert_eq!(
+        (c["user"].as_str(), c["pid"].is_null()),
+        (Some("alice"), true),
+        "{c}"
+    );
+
+    let killed: Value = alice
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{app}/state"),
+            Some(&json!({"state": "KILLED"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(killed["state"], "KILLED");
     n1.stop().await;
     rm.shutdown().await;
 }

@@ -132,10 +132,20 @@ impl AclSettings {
         app: AppAccess<'_>,
     ) -> bool {
         let Some(who) = who else { return true };
-        self.is_admin(who)
-            || who.user == app.owner
-            || app.acls.view.allows(&who.user, &who.groups)
+        self.may_view_app_by_acls(who, Some(app.owner), &app.acls.view)
             || admins.administers(app.queue, who)
+    }
+
+    /// Hadoop's `ApplicationACLsManager.checkAccess` for `VIEW_APP`, the
+    /// rule a NodeManager applies before it shows a container's logs: the
+    /// app's owner, a user or group its `VIEW_APP` ACL (`view`) names, or an
+    /// administrator. Queue administrators are not asked, as a node knows
+    /// no queues; `may_view_app` adds them on the RM. An owner the caller
+    /// does not know (`None`) is nobody's.
+    pub fn may_view_app_by_acls(&self, who: &Identity, owner: Option<&str>, view: &Acl) -> bool {
+        self.is_admin(who)
+            || owner == Some(who.user.as_str())
+            || view.allows(&who.user, &who.groups)
     }
 
     /// Whether `who` may put apps in `queue` (moving checks the target this way).
@@ -403,5 +413,36 @@ mod tests {
             admins: Acl::nobody(),
         };
         assert!(off.may_view_app(&t, Some(&who("bob", &[])), app(&a, &none)));
+    }
+
+    #[test]
+    fn a_nodes_rule_for_seeing_apps_asks_no_queue() {
+        let acl = AclSettings {
+            enabled: true,
+            admins: Acl::parse("yarn"),
+        };
+        let view = Acl::parse("bob viewers");
+        let alice = Some("alice");
+        for (user, groups) in [
+            ("alice", &[][..]),
+            ("yarn", &[]),
+            ("bob", &[]),
+            ("erin", &["viewers"]),
+        ] {
+            assert!(
+                acl.may_view_app_by_acls(&who(user, groups), alice, &view),
+                "{user}"
+            );
+        }
+        // A queue administrator is the RM's business: a node does not know queues.
+        assert!(!acl.may_view_app_by_acls(&who("carol", &["ops"]), alice, &view));
+        // An owner the node was not told is nobody: only the ACL and admins let in.
+        assert!(!acl.may_view_app_by_acls(&who("alice", &[]), None, &Acl::nobody()));
+        assert!(acl.may_view_app_by_acls(&who("yarn", &[]), None, &Acl::nobody()));
+        let off = AclSettings {
+            enabled: false,
+            admins: Acl::nobody(),
+        };
+        assert!(off.may_view_app_by_acls(&who("carol", &[]), alice, &Acl::nobody()));
     }
 }

@@ -49,7 +49,7 @@ use crate::access::{AppAccess, AppAcls, Identity, LiveAccess};
 use crate::audit::{AuditLog, Entry, Outcome};
 use crate::clock::Clock;
 use crate::dto::am::AllocateResponseDto;
-use crate::dto::nm::NodeHeartbeatResponse;
+use crate::dto::nm::{ContainerApp, NodeHeartbeatResponse};
 use crate::dynamic_resources::{DynamicResources, Resized, ResourcesRefreshed};
 use crate::event_log::EventLog;
 use crate::hosts::{Disallowed, HostLists, TimeoutSecs};
@@ -1318,13 +1318,18 @@ impl Actor {
             .scheduler
             .node_heartbeat_interval
             .as_millis();
-        let extras = &self.extras;
+        // Each app once per answer: its owner comes from the core's report.
+        let mut apps: BTreeMap<AppId, ContainerApp> = BTreeMap::new();
+        for c in &reply.allocated {
+            let app = c.container.app();
+            apps.entry(app).or_insert_with(|| self.container_app(app));
+        }
         let (owed, tokens) = (&mut self.owed_tokens, &mut self.tokens);
         let res = Arc::new(NodeHeartbeatResponse::from_reply(
             response_id.saturating_add(1),
             interval,
             reply,
-            |app| extras.get(&app).and_then(|e| e.launch_context.clone()),
+            |app| apps.get(&app).cloned().unwrap_or_default(),
             // A container that ended before its node heard of it gets a
             // token nobody else has: it cannot be started, as it should not.
             |c| owed.for_node(c).unwrap_or_else(|| tokens.draw()),
@@ -1340,6 +1345,21 @@ impl Actor {
             }
         }
         Ok(res)
+    }
+
+    /// What a node is told about an app whose container it is given: the
+    /// owner and `VIEW_APP`, by which it decides who reads the container's
+    /// logs, and the AM's launch context.
+    fn container_app(&self, app: AppId) -> ContainerApp {
+        let Some(report) = self.core.app_report(app) else {
+            return ContainerApp::default();
+        };
+        let extra = self.extras.get(&app);
+        ContainerApp {
+            user: Some(report.record.user),
+            view_acl: Some(extra.map(|e| e.acls.view.clone()).unwrap_or_default()),
+            launch_context: extra.and_then(|e| e.launch_context.clone()),
+        }
     }
 
     /// The heartbeat answer that tells a decommissioned node to stop its

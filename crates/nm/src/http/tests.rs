@@ -5,7 +5,11 @@
 //! anyone while it is off, and an agent started without a filter; and of
 //! its `/jmx` and `/metrics`: the node's bean through the RM's query rules,
 //! Prometheus text, and `/jmx` kept to administrators when
-//! `hadoop.security.instrumentation.requires.admin` says so.
+//! `hadoop.security.instrumentation.requires.admin` says so; and of who
+//! reads containers' reports and logs: with ACLs on, the app's owner, whom
+//! its `VIEW_APP` names (by name or group) and the node's administrators
+//! see all, anyone else (an anonymous caller too) gets reports withheld
+//! and logs refused; with ACLs off, anyone sees all.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,8 +27,10 @@ use weft_rm::groups::{GroupCacheSettings, GroupSource, OsGroups, UserGroups};
 use weft_rm::log_levels::{DirectivesOnly, LogLevels};
 
 use super::{NodeApi, router};
-use crate::agent::AgentHandle;
+use crate::agent::{AgentHandle, AppViewers};
+use crate::dto::{ContainerDto, EXIT_CODE_INVALID};
 use crate::health::Health;
+use crate::launch::ContainerDirs;
 use crate::metrics::NodeMetrics;
 
 /// A node's router over `levels` (`None`: started without a filter), with
@@ -36,7 +42,8 @@ fn node(levels: Option<Arc<DirectivesOnly>>, acl_enable: bool) -> axum::Router {
 
 /// What `node` routes over.
 fn node_api(levels: Option<Arc<DirectivesOnly>>, acl_enable: bool) -> NodeApi {
-    let groups = GroupFile::parse("ops: ops sre\n").expect("the group file parses");
+    let groups =
+        GroupFile::parse("ops: ops sre\nerin: erin viewers\n").expect("the group file parses");
     NodeApi {
         handle: AgentHandle::detached(),
         node: "nm1:8042".parse().unwrap(),
@@ -277,4 +284,298 @@ async fn jmx_is_for_administrators_when_instrumentation_requires_admin() {
     let nm = router(api);
     assert_eq!(get(&nm, "/jmx").await.0, StatusCode::UNAUTHORIZED);
     assert_eq!(get(&nm, "/jmx?user.name=bob").await.0, StatusCode::OK);
+}
+
+/// A directory of a test's own, removed when it ends.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new(name: &str) -> WorkDir {
+        let dir =
+            std::env::temp_dir().join(format!("weft-nm-router-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        WorkDir(dir)
+    }
+
+    /// Writes `text` as `container`'s stdout, where the agent's launch puts it.
+    fn stdout(&self, container: &str, text: &str) {
+        let logs = ContainerDirs::of(&self.0, container.parse().unwrap()).logs;
+        std::fs::create_dir_all(&logs).unwrap();
+        std::fs::write(logs.join("stdout"), text).unwrap();
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// alice's app, which bob and the group `viewers` may view.
+const ALICES: &str = "container_1_0001_01_000002";
+/// carol's app, which nobody else may view.
+const CAROLS: &str = "container_1_0002_01_000002";
+/// A container from an RM that did not say whose it is.
+const NOBODYS: &str = "container_1_0003_01_000002";
+/// A container whose logs are on disk but which the agent has forgotten.
+const FORGOTTEN: &str = "container_1_0004_01_000002";
+
+fn running(id: &str, owner: Option<&str>, view: &str) -> (ContainerDto, AppViewers) {
+    let container: weft_model::ContainerId = id.parse().unwrap();
+    let dto = ContainerDto {
+        id: id.to_owned(),
+        app_id: container.app().to_string(),
+        state: "RUNNING".to_owned(),
+        exit_code: EXIT_CODE_INVALID,
+        diagnostics: "the end of its stderr: password=hunter2".to_owned(),
+        total_memory_needed_mb: 64,
+        total_v_cores_needed: 1,
+        is_am: false,
+        pid: Some(4242),
+        memory_used_mb: Some(12),
+        node_id: "nm1:8042".to_owned(),
+        container_logs_link: format!("http://nm1:8042/ws/v1/node/containers/{id}/logs"),
+        user: owner.unwrap_or_default().to_owned(),
+    };
+    let viewers = AppViewers {
+        owner: owner.map(str::to_owned),
+        view: Acl::parse(view),
+    };
+    (dto, viewers)
+}
+
+/// A node that knows alice's, carol's and nobody's containers, with their
+/// logs and the forgotten one's on disk, its ACLs on or off.
+fn node_with_containers(work: &WorkDir, acl_enable: bool) -> axum::Router {
+    for c in [ALICES, CAROLS, NOBODYS, FORGOTTEN] {
+        work.stdout(c, &format!("secret of {c}\n"));
+    }
+    let mut api = node_api(None, acl_enable);
+    api.work_dir = work.0.clone();
+    api.handle = AgentHandle::serving(vec![
+        running(ALICES, Some("alice"), "bob viewers"),
+        running(CAROLS, Some("carol"), " "),
+        running(NOBODYS, None, " "),
+    ]);
+    router(api)
+}
+
+/// What each caller gets of `container`: its report (whole or withheld),
+/// as listed and alone, its log listing and its stdout (status, and
+/// whether the secret came).
+async fn reads(nm: &axum::Router, container: &str) -> String {
+    let mut out = String::new();
+    for user in [
+        "alice",
+        "bob",
+        "erin",
+        "yarn",
+        "ops",
+        "carol",
+        "(anonymous)",
+    ] {
+        let query = match user {
+            "(anonymous)" => String::new(),
+            u => format!("?user.name={u}"),
+        };
+        let shown = |body: &str| {
+            if body.contains("hunter2") && body.contains("4242") {
+                "whole"
+            } else if body.contains(container) {
+                "withheld"
+            } else {
+                "absent"
+            }
+        };
+        let (_, list) = get(nm, &format!("/ws/v1/node/containers{query}")).await;
+        let listed =
+            serde_json::from_str::<serde_json::Value>(&list).unwrap()["containers"]["container"]
+                .as_array()
+                .and_then(|l| l.iter().find(|c| c["id"] == container).cloned())
+                .map_or_else(|| "absent".to_owned(), |c| shown(&c.to_string()).to_owned());
+        let (status, one) = get(nm, &format!("/ws/v1/node/containers/{container}{query}")).await;
+        let one = if status == StatusCode::OK {
+            shown(&one).to_owned()
+        } else {
+            status.as_u16().to_string()
+        };
+        let (logs, _) = get(
+            nm,
+            &format!("/ws/v1/node/containers/{container}/logs{query}"),
+        )
+        .await;
+        let (stdout, text) = get(
+            nm,
+            &format!("/ws/v1/node/containerlogs/{container}/stdout{query}"),
+        )
+        .await;
+        let secret = if text.starts_with("secret of") {
+            " secret"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "{user:<12} list {listed:<8} report {one:<8} logs {} stdout {}{secret}\n",
+            logs.as_u16(),
+            stdout.as_u16()
+        ));
+    }
+    out
+}
+
+#[tokio::test]
+async fn with_acls_on_only_the_apps_viewers_read_its_containers_logs() {
+    let work = WorkDir::new("acl-on");
+    let nm = node_with_containers(&work, true);
+    // The owner, whom VIEW_APP names (bob by name, erin by her group) and
+    // the node's administrators (yarn by name, ops by group) see all;
+    // carol and an anonymous caller get the report withheld and the logs
+    // refused, 401 asking the anonymous one to say who they are.
+    expect![[r#"
+        alice        list whole    report whole    logs 200 stdout 200 secret
+        bob          list whole    report whole    logs 200 stdout 200 secret
+        erin         list whole    report whole    logs 200 stdout 200 secret
+        yarn         list whole    report whole    logs 200 stdout 200 secret
+        ops          list whole    report whole    logs 200 stdout 200 secret
+        carol        list withheld report withheld logs 403 stdout 403
+        (anonymous)  list withheld report withheld logs 401 stdout 401
+    "#]]
+    .assert_eq(&reads(&nm, ALICES).await);
+    // carol's own app: nobody but her and the administrators.
+    expect![[r#"
+        alice        list withheld report withheld logs 403 stdout 403
+        bob          list withheld report withheld logs 403 stdout 403
+        erin         list withheld report withheld logs 403 stdout 403
+        yarn         list whole    report whole    logs 200 stdout 200 secret
+        ops          list whole    report whole    logs 200 stdout 200 secret
+        carol        list whole    report whole    logs 200 stdout 200 secret
+        (anonymous)  list withheld report withheld logs 401 stdout 401
+    "#]]
+    .assert_eq(&reads(&nm, CAROLS).await);
+    // An RM that did not say whose: only the administrators.
+    expect![[r#"
+        alice        list withheld report withheld logs 403 stdout 403
+        bob          list withheld report withheld logs 403 stdout 403
+        erin         list withheld report withheld logs 403 stdout 403
+        yarn         list whole    report whole    logs 200 stdout 200 secret
+        ops          list whole    report whole    logs 200 stdout 200 secret
+        carol        list withheld report withheld logs 403 stdout 403
+        (anonymous)  list withheld report withheld logs 401 stdout 401
+    "#]]
+    .assert_eq(&reads(&nm, NOBODYS).await);
+    // Forgotten: not listed, no report, logs only for administrators.
+    expect![[r#"
+        alice        list absent   report 404      logs 404 stdout 404
+        bob          list absent   report 404      logs 404 stdout 404
+        erin         list absent   report 404      logs 404 stdout 404
+        yarn         list absent   report 404      logs 200 stdout 200 secret
+        ops          list absent   report 404      logs 200 stdout 200 secret
+        carol        list absent   report 404      logs 404 stdout 404
+        (anonymous)  list absent   report 404      logs 404 stdout 404
+    "#]]
+    .assert_eq(&reads(&nm, FORGOTTEN).await);
+}
+
+#[tokio::test]
+async fn refusals_name_the_app_and_who_may_read() {
+    let work = WorkDir::new("acl-words");
+    let nm = node_with_containers(&work, true);
+    expect![[r#"
+        (
+            403,
+            "403 user carol may not read the logs of container container_1_0001_01_000002 of application application_1_0001: only its owner (alice), a user or group its VIEW_APP ACL names, or an administrator of this node (yarn.admin.acl) may",
+        )
+    "#]]
+    .assert_debug_eq(&get(&nm, &format!("/ws/v1/node/containerlogs/{ALICES}/stdout?user.name=carol")).await);
+    expect![[r#"
+        (
+            401,
+            "401 an anonymous caller may not read the logs of container container_1_0001_01_000002 of application application_1_0001 while yarn.acl.enable is on: add ?user.name=<user>; only its owner (alice), a user or group its VIEW_APP ACL names, or an administrator of this node (yarn.admin.acl) may",
+        )
+    "#]]
+    .assert_debug_eq(&get(&nm, &format!("/ws/v1/node/containers/{ALICES}/logs")).await);
+    expect![[r#"
+        (
+            403,
+            "403 user alice may not read the logs of container container_1_0003_01_000002 of application application_1_0003: only a user or group its VIEW_APP ACL names, or an administrator of this node (yarn.admin.acl) may (the resource manager did not say who owns it)",
+        )
+    "#]]
+    .assert_debug_eq(&get(&nm, &format!("/ws/v1/node/containers/{NOBODYS}/logs?user.name=alice")).await);
+    expect![[r#"
+        (
+            404,
+            "404 container container_1_0004_01_000002 is not known on this node (never allocated here, or ended long ago and forgotten), so who may read its logs is not known; only an administrator of this node (yarn.admin.acl) may read them",
+        )
+    "#]]
+    .assert_debug_eq(&get(&nm, &format!("/ws/v1/node/containerlogs/{FORGOTTEN}/stdout?user.name=alice")).await);
+    // A bad file name is refused before anyone is asked who may read it.
+    assert_eq!(
+        get(
+            &nm,
+            &format!("/ws/v1/node/containerlogs/{ALICES}/.hidden?user.name=carol")
+        )
+        .await
+        .0,
+        StatusCode::BAD_REQUEST
+    );
+    // A withheld report keeps what the container is, whose, and how it stands.
+    let (_, body) = get(
+        &nm,
+        &format!("/ws/v1/node/containers/{ALICES}?user.name=carol"),
+    )
+    .await;
+    let c: serde_json::Value = serde_json::from_str(&body).unwrap();
+    expect![[r#"{"container":{"appId":"application_1_0001","containerLogsLink":"","diagnostics":"","exitCode":-1000,"id":"container_1_0001_01_000002","isAM":false,"nodeId":"nm1:8042","state":"RUNNING","totalMemoryNeededMB":64,"totalVCoresNeeded":1,"user":"alice"}}"#]]
+        .assert_eq(&c.to_string());
+}
+
+#[tokio::test]
+async fn with_acls_off_anyone_reads_every_containers_logs() {
+    let work = WorkDir::new("acl-off");
+    let nm = node_with_containers(&work, false);
+    expect![[r#"
+        alice        list whole    report whole    logs 200 stdout 200 secret
+        bob          list whole    report whole    logs 200 stdout 200 secret
+        erin         list whole    report whole    logs 200 stdout 200 secret
+        yarn         list whole    report whole    logs 200 stdout 200 secret
+        ops          list whole    report whole    logs 200 stdout 200 secret
+        carol        list whole    report whole    logs 200 stdout 200 secret
+        (anonymous)  list whole    report whole    logs 200 stdout 200 secret
+    "#]]
+    .assert_eq(&reads(&nm, CAROLS).await);
+    // Logs the agent has forgotten are read as before, by anyone.
+    let (status, text) = get(
+        &nm,
+        &format!("/ws/v1/node/containerlogs/{FORGOTTEN}/stdout"),
+    )
+    .await;
+    assert_eq!(
+        (status, text.as_str()),
+        (StatusCode::OK, "secret of container_1_0004_01_000002\n")
+    );
+}
+
+#[tokio::test]
+async fn everyone_is_an_administrator_under_the_default_admin_acl() {
+    // yarn.admin.acl's default is `*`: with ACLs on, everyone still reads
+    // everything, as on a Hadoop NodeManager.
+    let work = WorkDir::new("acl-star");
+    work.stdout(CAROLS, "secret\n");
+    let mut api = node_api(None, true);
+    api.work_dir = work.0.clone();
+    api.acl = Arc::new(AclSettings {
+        enabled: true,
+        admins: Acl::everyone(),
+    });
+    api.handle = AgentHandle::serving(vec![running(CAROLS, Some("carol"), " ")]);
+    let nm = router(api);
+    for query in ["", "?user.name=bob"] {
+        let (status, _) = get(
+            &nm,
+            &format!("/ws/v1/node/containerlogs/{CAROLS}/stdout{query}"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+    }
 }

@@ -13,6 +13,7 @@ use weft_core::{
     NodeRegistration, RecoveredContainer, StopReason,
 };
 use weft_model::{AppId, ContainerId, NodeId, Priority};
+use weft_queue_tree::Acl;
 
 use crate::dto::{InvalidField, ResourceDto, as_text, parse_field};
 use crate::token::ContainerToken;
@@ -410,6 +411,30 @@ pub struct ContainerToLaunchDto {
     /// The secret a start call for this container must carry (the same as
     /// its AM's allocate answer gives).
     pub container_token: ContainerToken,
+    /// The user who submitted its application (YARN's container token
+    /// carries it), for the node to show the container's logs to; absent
+    /// from an RM that does not say, which leaves the node knowing no owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Its application's `VIEW_APP` ACL in YARN's form (`"alice,bob ops"`,
+    /// `" "` for nobody), as the submission gave it (YARN's launch context
+    /// carries it); absent from an RM that does not say, which the node
+    /// reads as nobody.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view_app_acl: Option<String>,
+}
+
+/// What the RM tells a node about the application of a container it hands
+/// over: who may see the container's logs, and for an AM container how to
+/// launch it.
+#[derive(Clone, Debug, Default)]
+pub struct ContainerApp {
+    /// The submitting user; `None` for an app the RM no longer knows.
+    pub user: Option<String>,
+    /// The app's `VIEW_APP` ACL; `None` for an app the RM no longer knows.
+    pub view_acl: Option<Acl>,
+    /// The submission's `am-container-spec`, for its AM container.
+    pub launch_context: Option<Arc<serde_json::Value>>,
 }
 
 /// The wire name of a stop reason.
@@ -425,14 +450,15 @@ pub fn stop_reason_name(reason: StopReason) -> &'static str {
 }
 
 impl NodeHeartbeatResponse {
-    /// The wire form of the core's reply; `launch_context` gives an AM
-    /// container's launch context by application, `token` each allocated
+    /// The wire form of the core's reply; `app` gives what the node is told
+    /// about each allocated container's application (owner, `VIEW_APP`,
+    /// an AM container's launch context), `token` each allocated
     /// container's token.
     pub fn from_reply(
         response_id: u64,
         interval_ms: u64,
         reply: HeartbeatReply,
-        launch_context: impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
+        app: impl Fn(AppId) -> ContainerApp,
         mut token: impl FnMut(ContainerId) -> ContainerToken,
     ) -> NodeHeartbeatResponse {
         NodeHeartbeatResponse {
@@ -450,7 +476,7 @@ impl NodeHeartbeatResponse {
             allocated_containers: reply
                 .allocated
                 .iter()
-                .map(|c| to_launch(c, &launch_context, token(c.container)))
+                .map(|c| to_launch(c, app(c.container.app()), token(c.container)))
                 .collect(),
             diagnostics_message: None,
         }
@@ -475,18 +501,19 @@ impl NodeHeartbeatResponse {
 
 fn to_launch(
     c: &AllocatedContainer,
-    launch_context: &impl Fn(AppId) -> Option<Arc<serde_json::Value>>,
+    app: ContainerApp,
     container_token: ContainerToken,
 ) -> ContainerToLaunchDto {
-    let app = c.container.app();
     ContainerToLaunchDto {
         container_id: c.container,
-        application_id: app,
+        application_id: c.container.app(),
         resource: ResourceDto::from_resource(c.resource),
         priority: c.priority.0,
         is_am: c.is_am,
-        launch_context: if c.is_am { launch_context(app) } else { None },
+        launch_context: if c.is_am { app.launch_context } else { None },
         container_token,
+        user: app.user,
+        view_app_acl: app.view_acl.map(|acl| acl.to_string()),
     }
 }
 
@@ -573,13 +600,32 @@ mod tests {
             3,
             1000,
             reply,
-            |a| (a == app).then(|| ctx.clone()),
+            |a| ContainerApp {
+                user: Some("alice".to_owned()),
+                view_acl: Some(Acl::parse("bob ops")),
+                launch_context: (a == app).then(|| ctx.clone()),
+            },
             |_| token.clone(),
         );
         let json = serde_json::to_string(&res).unwrap();
         assert_eq!(
             json,
-            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}},"containerToken":"0123456789abcdef0123456789abcdef"}]}"#
+            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}},"containerToken":"0123456789abcdef0123456789abcdef","user":"alice","viewAppAcl":"bob ops"}]}"#
         );
+        let back: NodeHeartbeatResponse = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, res);
+    }
+
+    /// A node reads an answer from an RM that does not say whose the
+    /// container is (written before `user` and `viewAppAcl`): it knows no
+    /// owner and no `VIEW_APP`, so only its administrators see the logs.
+    #[test]
+    fn an_answer_without_the_owner_still_parses() {
+        let old = r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_7_0001_01_000002","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":1,"isAM":false,"containerToken":"0123456789abcdef0123456789abcdef"}]}"#;
+        let res: NodeHeartbeatResponse = serde_json::from_str(old).unwrap();
+        let c = &res.allocated_containers[0];
+        assert_eq!((c.user.as_deref(), c.view_app_acl.as_deref()), (None, None));
+        // And written back as it came: nothing is added for an unknown app.
+        assert_eq!(serde_json::to_string(&res).unwrap(), old);
     }
 }

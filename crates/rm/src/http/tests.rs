@@ -328,9 +328,10 @@ async fn heartbeats_follow_the_response_id_and_repeat_answers() {
     );
     rm.register("h1:8041", 8192, 8).await;
     let app = rm.submit("alice", "a").await;
-    // The first heartbeat places the AM container, with the submission's launch context.
+    // The first heartbeat places the AM container, with the submission's launch
+    // context, its owner and its VIEW_APP ACL (nobody's: none was given).
     let first = rm.heartbeat("h1:8041", 0, json!([])).await;
-    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>"}]}"#]]
+    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>","user":"alice","viewAppAcl":" "}]}"#]]
         .assert_eq(&hide_tokens(&first.body));
     // A repeat gets the same answer and decides nothing new.
     let again = rm.heartbeat("h1:8041", 0, json!([])).await;
