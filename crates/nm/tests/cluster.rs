@@ -334,15 +334,7 @@ async fn new_application(client: &mut RmClient) -> String {
 async fn unmanaged_app_in_a(am: &mut RmClient) -> String {
     let app = new_application(am).await;
     let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
-    let answer = am
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(serde_json::to_vec(&submission).unwrap()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(answer.status, 202);
+    am.submit_application(&submission).await.unwrap();
     let _: Value = am
         .call(
             Method::POST,
@@ -802,15 +794,7 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
             "environment": {"entry": [{"key": "OUT", "value": out.to_string_lossy()}]},
         },
     });
-    let answer = alice
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(serde_json::to_vec(&submission).unwrap()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(answer.status, 202);
+    alice.submit_application(&submission).await.unwrap();
     // A file exists as soon as the shell opens it, before it is written.
     let written =
         |name: &str| std::fs::read_to_string(out.join(name)).is_ok_and(|s| s.ends_with('\n'));
@@ -899,15 +883,7 @@ async fn with_acls_on_a_containers_logs_are_for_its_apps_viewers() {
             "application-acls": {"entry": [{"key": "VIEW_APP", "value": "bob"}]},
         },
     });
-    let answer = alice
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(serde_json::to_vec(&submission).unwrap()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(answer.status, 202);
+    alice.submit_application(&submission).await.unwrap();
     wait_until("the AM container to start", || async {
         std::fs::read_to_string(out.join("am.id")).is_ok_and(|s| s.ends_with('\n'))
     })
@@ -1573,15 +1549,7 @@ async fn a_nodes_metrics_count_how_its_containers_ended() {
             "environment": {"entry": [{"key": "OUT", "value": dir.join("out").to_string_lossy()}]},
         },
     });
-    let answer = alice
-        .request(
-            Method::POST,
-            "/ws/v1/cluster/apps",
-            Some(serde_json::to_vec(&submission).unwrap()),
-        )
-        .await
-        .unwrap();
-    assert_eq!(answer.status, 202);
+    alice.submit_application(&submission).await.unwrap();
     let am_is = |state: &'static str| {
         let n1 = &n1;
         async move {
