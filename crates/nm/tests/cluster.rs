@@ -329,6 +329,19 @@ async fn new_application(client: &mut RmClient) -> String {
     client.new_application().await.unwrap().application_id
 }
 
+/// Kills `app` through the REST API, as its owner would.
+async fn kill_app(client: &mut RmClient, app: &str) {
+    let killed: Value = client
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{app}/state"),
+            Some(&json!({"state": "KILLED"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(killed["state"], "KILLED");
+}
+
 /// Submits an app to queue `a` whose AM the caller plays (unmanaged), and
 /// registers that AM; answers the app's id.
 async fn unmanaged_app_in_a(am: &mut RmClient) -> String {
@@ -817,15 +830,7 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
             .is_ok_and(|s| s == "started\n")
     })
     .await;
-    let killed: Value = alice
-        .call(
-            Method::PUT,
-            &format!("/ws/v1/cluster/apps/{app}/state"),
-            Some(&json!({"state": "KILLED"})),
-        )
-        .await
-        .unwrap();
-    assert_eq!(killed["state"], "KILLED");
+    kill_app(&mut alice, &app).await;
     wait_until("the AM's process to end", || async { !is_alive(pid) }).await;
     wait_until("the node to report it", || async {
         n1.handle()
@@ -942,15 +947,7 @@ async fn with_acls_on_a_containers_logs_are_for_its_apps_viewers() {
         "{c}"
     );
 
-    let killed: Value = alice
-        .call(
-            Method::PUT,
-            &format!("/ws/v1/cluster/apps/{app}/state"),
-            Some(&json!({"state": "KILLED"})),
-        )
-        .await
-        .unwrap();
-    assert_eq!(killed["state"], "KILLED");
+    kill_app(&mut alice, &app).await;
     n1.stop().await;
     rm.shutdown().await;
 }
@@ -1572,14 +1569,7 @@ async fn a_nodes_metrics_count_how_its_containers_ended() {
             ("weft_nm_available_vcores", 3.0),
         ],
     );
-    let _: Value = alice
-        .call(
-            Method::PUT,
-            &format!("/ws/v1/cluster/apps/{app}/state"),
-            Some(&json!({"state": "KILLED"})),
-        )
-        .await
-        .unwrap();
+    kill_app(&mut alice, &app).await;
     wait_until("the node to stop the AM", || am_is("COMPLETE")).await;
 
     let (_, m) = node_metrics(&n1).await;
