@@ -3,7 +3,7 @@
 //! `yarn.admin.acl`), an application's own ACLs (`AppAcls`, YARN's
 //! `VIEW_APP` and `MODIFY_APP`) and Hadoop's rules for seeing an app's full
 //! report, for killing, moving, re-prioritising it or changing its lifetime,
-//! and for admin calls.
+//! and for admin calls, and what a list of apps shows of each (`ListedAs`).
 //!
 //! The cluster administrators and the users' groups can be refreshed while
 //! the RM runs (`refresh-admin-acls`, `refresh-user-groups`), so both sit in
@@ -151,6 +151,33 @@ impl AclSettings {
     /// Whether `who` may put apps in `queue` (moving checks the target this way).
     pub fn may_submit_to(&self, tree: &QueueTree, who: &Identity, queue: &QueuePath) -> bool {
         !self.enabled || tree.has_access(queue, QueueAccess::SubmitApps, &who.user, &who.groups)
+    }
+}
+
+/// What a list of apps (`GET /ws/v1/cluster/apps`, the web UI's lists)
+/// shows a caller of one app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListedAs {
+    /// The whole report: the caller may view the app.
+    Whole,
+    /// The report without what the caller may not see (Hadoop's default).
+    Withheld,
+    /// Nothing: the app is left out of the list, as Hadoop's
+    /// `yarn.webapp.filter-entity-list-by-user` leaves it out.
+    LeftOut,
+}
+
+impl ListedAs {
+    /// How a list shows an app to a caller who may (`may_view`) or may not
+    /// view it, when `filter_by_user` (`yarn.webapp.filter-entity-list-by-user`)
+    /// is on or off. Whoever may view an app sees it whole either way; with
+    /// `yarn.acl.enable` off everybody may, so the switch changes nothing.
+    pub fn of(may_view: bool, filter_by_user: bool) -> ListedAs {
+        match (may_view, filter_by_user) {
+            (true, _) => ListedAs::Whole,
+            (false, false) => ListedAs::Withheld,
+            (false, true) => ListedAs::LeftOut,
+        }
     }
 }
 

@@ -157,6 +157,13 @@ pub struct ServiceSettings {
     pub groups_cache: GroupCacheSettings,
     /// `yarn.webapp.enable-rest-app-submissions` (default true).
     pub rest_submissions: bool,
+    /// `yarn.webapp.filter-entity-list-by-user` (default false; Hadoop's
+    /// older name `yarn.resourcemanager.display.per-user-apps` is read when
+    /// it is unset): the lists of apps (`GET /ws/v1/cluster/apps`, the web
+    /// UI's) leave out the apps their caller may not view rather than
+    /// withholding their details. It changes nothing while
+    /// `yarn.acl.enable` is off.
+    pub filter_entity_list_by_user: bool,
     /// `hadoop.security.instrumentation.requires.admin` (default false, as
     /// in Hadoop): only administrators (`yarn.admin.acl`) may read `/conf`.
     pub instrumentation_requires_admin: bool,
@@ -282,6 +289,7 @@ impl Default for ServiceSettings {
             group_mapping: MappingClass::JniWithFallback,
             groups_cache: GroupCacheSettings::default(),
             rest_submissions: true,
+            filter_entity_list_by_user: false,
             instrumentation_requires_admin: false,
             state_store: None,
             state_store_max_completed_apps: CoreSettings::default().max_completed_apps,
@@ -824,6 +832,9 @@ mod names {
     pub(super) const GROUPS_BACKGROUND_THREADS: &str =
         "hadoop.security.groups.cache.background.reload.threads";
     pub(super) const REST_SUBMISSIONS: &str = "yarn.webapp.enable-rest-app-submissions";
+    pub(super) const FILTER_LIST_BY_USER: &str = "yarn.webapp.filter-entity-list-by-user";
+    /// Hadoop's name for `FILTER_LIST_BY_USER` before 3.1, still mapped to it.
+    pub(super) const DISPLAY_PER_USER_APPS: &str = "yarn.resourcemanager.display.per-user-apps";
     pub(super) const INSTRUMENTATION_REQUIRES_ADMIN: &str =
         "hadoop.security.instrumentation.requires.admin";
     pub(super) const MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
@@ -1157,8 +1168,16 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
             usize::try_from(n).unwrap_or(usize::MAX)
         })
         .min(extra.max_completed_apps);
+    // Hadoop maps its older name onto the newer; here the newer wins when
+    // a file sets both.
+    let filter_list_name = if value(names::FILTER_LIST_BY_USER).is_some() {
+        names::FILTER_LIST_BY_USER
+    } else {
+        names::DISPLAY_PER_USER_APPS
+    };
     for (name, target) in [
         (names::REST_SUBMISSIONS, &mut s.rest_submissions),
+        (filter_list_name, &mut s.filter_entity_list_by_user),
         (
             names::INSTRUMENTATION_REQUIRES_ADMIN,
             &mut s.instrumentation_requires_admin,

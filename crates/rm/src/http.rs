@@ -35,7 +35,7 @@ use axum::routing::{MethodRouter, get, post, put};
 use metrics::Histogram;
 use weft_model::{AppId, NodeId, Resource};
 
-use crate::access::{AppAccess, Identity, LiveAccess};
+use crate::access::{AppAccess, Identity, ListedAs, LiveAccess};
 use crate::actor::RmHandle;
 use crate::audit::{self, AuditLog};
 use crate::config::ServiceSettings;
@@ -166,6 +166,19 @@ impl ApiState {
     ) -> impl Fn(&AppView) -> bool + 'a {
         let acl = self.0.access.settings();
         move |app| acl.may_view_app(view, who, AppAccess::of(app))
+    }
+
+    /// How a list shows each app to `who`: whole when `app_viewer` lets
+    /// them view it, else withheld or, with
+    /// `yarn.webapp.filter-entity-list-by-user`, left out.
+    pub(crate) fn app_lister<'a>(
+        &self,
+        who: Option<&'a Identity>,
+        view: &'a View,
+    ) -> impl Fn(&AppView) -> ListedAs + 'a {
+        let viewer = self.app_viewer(who, view);
+        let filter_by_user = self.0.service.filter_entity_list_by_user;
+        move |app| ListedAs::of(viewer(app), filter_by_user)
     }
 }
 

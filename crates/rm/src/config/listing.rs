@@ -153,6 +153,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         "2.0",
     ),
     ("yarn.webapp.enable-rest-app-submissions", "true"),
+    ("yarn.webapp.filter-entity-list-by-user", "false"),
 ];
 
 /// `DEFAULT_SENSITIVE_KEYS` as the property's value.
@@ -175,6 +176,10 @@ pub const NOT_LISTED: &[(&str, &str)] = &[
     (
         "yarn.scheduler.increment-allocation-vcores",
         "deprecated for yarn.resource-types.vcores.increment-allocation",
+    ),
+    (
+        "yarn.resourcemanager.display.per-user-apps",
+        "deprecated for yarn.webapp.filter-entity-list-by-user",
     ),
     ("yarn.resourcemanager.address", "only warned about"),
     (

@@ -5,8 +5,9 @@
 //!
 //! Conversions: a submission becomes the core's `Submission` plus the
 //! shell's `AppExtra` (with the app's ACLs, checked here); an `AppView`
-//! becomes an `AppDto`, whole or withheld. Who may see what is decided
-//! by `crate::access`, not here.
+//! becomes an `AppDto`, whole or withheld, and a list leaves out the apps
+//! `crate::access::ListedAs` says to. Who may see what is decided by
+//! `crate::access`, not here.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +18,7 @@ use weft_queue_tree::Acl;
 
 use crate::actor::AppSnapshot;
 
-use crate::access::{AppAcls, MODIFY_APP, VIEW_APP};
+use crate::access::{AppAcls, ListedAs, MODIFY_APP, VIEW_APP};
 use crate::dto::{EpochMillis, InvalidField, ResourceDto, one_or_many, parse_field};
 use crate::iso8601::EpochMs;
 use crate::view::{AppExtra, AppView, View};
@@ -742,11 +743,12 @@ impl AppFilter {
         &self.types
     }
 
-    /// The apps of `view` that pass, by id, at most `limit` of them; those
-    /// `may_view` refuses are withheld (`AppDto::withheld`), not left out,
-    /// as in Hadoop.
-    pub fn apply(&self, view: &View, may_view: impl Fn(&AppView) -> bool) -> Vec<AppDto> {
-        self.take(view, view.apps.values(), may_view)
+    /// The apps of `view` that pass, by id, at most `limit` of them, each
+    /// as `listing` says: whole, withheld (`AppDto::withheld`) or left out.
+    /// The limit counts only the apps listed, so a caller asking for ten
+    /// gets ten they may see when there are that many.
+    pub fn apply(&self, view: &View, listing: impl Fn(&AppView) -> ListedAs) -> Vec<AppDto> {
+        self.take(view, view.apps.values(), listing)
     }
 
     /// The apps of `view` that pass, newest (highest id) first, at most
@@ -754,29 +756,33 @@ impl AppFilter {
     pub fn apply_newest_first(
         &self,
         view: &View,
-        may_view: impl Fn(&AppView) -> bool,
+        listing: impl Fn(&AppView) -> ListedAs,
     ) -> Vec<AppDto> {
-        self.take(view, view.apps.values().rev(), may_view)
+        self.take(view, view.apps.values().rev(), listing)
     }
 
     fn take<'v>(
         &self,
         view: &View,
         apps: impl Iterator<Item = &'v AppView>,
-        may_view: impl Fn(&AppView) -> bool,
+        listing: impl Fn(&AppView) -> ListedAs,
     ) -> Vec<AppDto> {
         apps.filter(|a| self.matches(view, a))
-            .take(self.limit.unwrap_or(usize::MAX))
-            .map(|a| {
+            .filter_map(|a| {
+                let shown = listing(a);
+                if shown == ListedAs::LeftOut {
+                    return None;
+                }
                 let mut dto = AppDto::from_view(view, a);
-                if !may_view(a) {
+                if shown == ListedAs::Withheld {
                     dto = dto.withheld();
                 }
                 if self.without_timeouts {
                     dto.timeouts = None;
                 }
-                dto
+                Some(dto)
             })
+            .take(self.limit.unwrap_or(usize::MAX))
             .collect()
     }
 

@@ -6,7 +6,10 @@
 //! The list comes from the published views; one app's reads and every
 //! write go through the actor, so a client reads its own writes. The app
 //! reports are withheld from a named caller the app's
-//! `VIEW_APP` rule (`crate::access`) does not let see them, as Hadoop's are.
+//! `VIEW_APP` rule (`crate::access`) does not let see them, as Hadoop's are;
+//! with `yarn.webapp.filter-entity-list-by-user` the list leaves such apps
+//! out instead (`crate::access::ListedAs`), while one app's report is still
+//! withheld and `appstatistics` still counts them, as in Hadoop.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -54,7 +57,7 @@ pub(super) async fn list(
         format,
         "apps",
         AppsDto {
-            app: filter.apply(&view, s.app_viewer(who.as_ref(), &view)),
+            app: filter.apply(&view, s.app_lister(who.as_ref(), &view)),
         },
     ))
 }

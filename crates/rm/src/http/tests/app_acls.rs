@@ -2,8 +2,9 @@
 //! submission's `am-container-spec`, YARN's `VIEW_APP` and `MODIFY_APP`):
 //! whom `MODIFY_APP` lets change the app, what a named caller without
 //! `VIEW_APP` sees of it (the reports, the list, the attempts, the
-//! explanation and the web UI, withheld as Hadoop withholds them), bad
-//! ACLs refused at submission, and the ACLs kept across a restart.
+//! explanation and the web UI, withheld as Hadoop withholds them), the
+//! lists leaving such apps out under `yarn.webapp.filter-entity-list-by-user`,
+//! bad ACLs refused at submission, and the ACLs kept across a restart.
 //!
 //! The test configuration turns ACLs on, makes `yarn` the only cluster
 //! administrator and the only administrator of every queue, and lets
@@ -225,6 +226,115 @@ async fn the_web_ui_withholds_what_the_api_does() {
     let a = get(r, "/cluster/apps?user.name=a%0Ab").await;
     assert_eq!(a.status, StatusCode::BAD_REQUEST);
     assert!(a.body.contains("control character"), "{}", a.body);
+    rm.stop().await;
+}
+
+/// The ids `/ws/v1/cluster/apps` lists to `user` (`None`: naming nobody),
+/// with each one's `allocatedMB`, which a withheld report shows as 0.
+async fn listed(r: &Router, user: Option<&str>, query: &str) -> Vec<(String, u64)> {
+    let uri = match user {
+        Some(u) => format!("/ws/v1/cluster/apps?user.name={u}&{query}"),
+        None => format!("/ws/v1/cluster/apps?{query}"),
+    };
+    let a = get(r, &uri).await;
+    assert_eq!(a.status, StatusCode::OK, "{uri}: {}", a.body);
+    a.json()["apps"]["app"]
+        .as_array()
+        .map(|apps| {
+            apps.iter()
+                .map(|a| {
+                    (
+                        a["id"].as_str().unwrap().to_owned(),
+                        a["allocatedMB"].as_u64().unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(start_paused = true)]
+async fn filter_entity_list_by_user_leaves_out_what_the_caller_may_not_view() {
+    let rm = Rm::with(&[("yarn.webapp.filter-entity-list-by-user", "true")]);
+    let r = &rm.router;
+    let app = alices_app(&rm, json!({"VIEW_APP": "carol"})).await;
+    let erins = rm.submit("erin", "b").await;
+    // alice (the owner), carol (VIEW_APP), yarn (administrator) and a
+    // caller who names nobody (as in Hadoop) see alice's app whole.
+    for who in [Some("alice"), Some("carol"), Some("yarn"), None] {
+        let apps = listed(r, who, "").await;
+        assert_eq!(apps[0], (app.clone(), 3072), "{who:?}");
+    }
+    // erin sees only her own app: alice's is left out, not withheld.
+    assert_eq!(listed(r, Some("erin"), "").await, [(erins.clone(), 0)]);
+    // dave may view neither: an empty list, as Hadoop writes it.
+    let a = get(r, "/ws/v1/cluster/apps?user.name=dave").await;
+    assert_eq!(a.body, r#"{"apps":{}}"#);
+    // The limit counts only what is listed: erin asking for one gets hers.
+    assert_eq!(listed(r, Some("erin"), "limit=1").await, [(erins, 0)]);
+    // One app's report is still withheld, not refused, as in Hadoop.
+    let one = get_as(r, &format!("/ws/v1/cluster/apps/{app}"), "erin").await;
+    assert_eq!(one.json()["app"]["allocatedMB"], 0, "{}", one.body);
+    // appstatistics counts every app whoever asks, as Hadoop's does.
+    let stats = get(
+        r,
+        "/ws/v1/cluster/appstatistics?user.name=dave&states=accepted,running",
+    )
+    .await;
+    let total: u64 = stats.json()["appStatInfo"]["statItem"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 2, "{}", stats.body);
+    rm.stop().await;
+
+    // Off (the default): listed and withheld.
+    let rm = Rm::new();
+    let app = alices_app(&rm, json!({})).await;
+    assert_eq!(listed(&rm.router, Some("erin"), "").await, [(app, 0)]);
+    rm.stop().await;
+
+    // With ACLs off everybody may view everything, so nothing is left out.
+    let rm = Rm::with(&[
+        ("yarn.acl.enable", "false"),
+        ("yarn.webapp.filter-entity-list-by-user", "true"),
+    ]);
+    let app = alices_app(&rm, json!({})).await;
+    assert_eq!(listed(&rm.router, Some("erin"), "").await, [(app, 3072)]);
+    rm.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_web_ui_lists_leave_out_what_the_api_list_does() {
+    let rm = Rm::with(&[("yarn.resourcemanager.display.per-user-apps", "true")]);
+    let r = &rm.router;
+    let app = alices_app(&rm, json!({"VIEW_APP": "carol"})).await;
+    let page = |uri: String| async move {
+        let a = get(r, &uri).await;
+        assert_eq!(a.status, StatusCode::OK, "{uri}: {}", a.body);
+        a.body
+    };
+    for path in ["/cluster/apps", "/cluster/apps/RUNNING", "/cluster"] {
+        let hidden = page(format!("{path}?user.name=erin")).await;
+        assert!(!hidden.contains(&app), "{path}: {hidden}");
+        assert!(hidden.contains("No applications."), "{path}: {hidden}");
+        for who in ["alice", "carol", "yarn"] {
+            let shown = page(format!("{path}?user.name={who}")).await;
+            assert!(shown.contains(&app), "{path} {who}: {shown}");
+            assert!(
+                !shown.contains("<td>not shown</td>"),
+                "{path} {who}: {shown}"
+            );
+        }
+    }
+    // The count above the list is of the apps listed.
+    let list = page("/cluster/apps?user.name=erin".to_owned()).await;
+    assert!(list.contains("0 applications, newest first."), "{list}");
+    // The app's own page is still there, withheld.
+    let own = page(format!("/cluster/app/{app}?user.name=erin")).await;
+    assert!(own.contains("are not shown to erin"), "{own}");
     rm.stop().await;
 }
 

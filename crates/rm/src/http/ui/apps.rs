@@ -6,7 +6,9 @@
 //! `GET /ws/v1/cluster/apps/{appId}` and `.../explain` ask.
 //!
 //! An app a named caller (`?user.name=`) may not see is shown as the REST
-//! GETs show it, withheld (`AppDto::withheld`), and its page leaves out
+//! GETs show it, withheld (`AppDto::withheld`), or left out of the lists
+//! as the REST list leaves it out under
+//! `yarn.webapp.filter-entity-list-by-user`; its page leaves out
 //! why it is waiting, as `.../explain` refuses it; what an app was
 //! launched with (its launch context, tokens) is in no DTO and never shown.
 
@@ -126,7 +128,7 @@ fn respond_list(s: &ApiState, q: Query, caller: Viewer, state: Option<String>) -
             pairs.insert(0, ("states".to_owned(), state));
         }
         let filter = AppsQuery::from_pairs(&pairs).to_filter()?;
-        let apps = filter.apply_newest_first(&view, s.app_viewer(who.as_ref(), &view));
+        let apps = filter.apply_newest_first(&view, s.app_lister(who.as_ref(), &view));
         let wanted: Vec<&str> = filter.states().iter().map(String::as_str).collect();
         let mut body = Html::new();
         body.el("p", &[("class", "filters")], |h| {

@@ -56,7 +56,7 @@ fn build(s: &ApiState, view: &View, q: Query, caller: Viewer) -> Result<Page, Ap
         ..AppsQuery::default()
     }
     .to_filter()?
-    .apply_newest_first(view, s.app_viewer(who.as_ref(), view));
+    .apply_newest_first(view, s.app_lister(who.as_ref(), view));
     body.el("h2", &[], |h| {
         h.text("Recent applications (")
             .link(&Href::to("/cluster/apps"), "all")
