@@ -398,6 +398,7 @@ impl NodeManager {
             metrics: metrics.clone(),
             health: health_rx.clone(),
             instrumentation_requires_admin: config.instrumentation_requires_admin,
+            filter_entity_list_by_user: config.filter_entity_list_by_user,
             acl: Arc::new(config.acl.clone()),
             groups: Arc::new(UserGroups::new(
                 GroupSource::Mapping(MappingClass::JniWithFallback),

@@ -76,6 +76,11 @@ pub struct NmConfig {
     /// administrators of `acl` may read the node's `/jmx` (Hadoop's
     /// default: false, anyone may).
     pub instrumentation_requires_admin: bool,
+    /// `yarn.webapp.filter-entity-list-by-user` (Hadoop's default: false):
+    /// the node's list of containers leaves out those the caller may not
+    /// view rather than withholding their reports; nothing changes while
+    /// `acl` is off.
+    pub filter_entity_list_by_user: bool,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -145,6 +150,9 @@ mod names {
     pub(super) const ADMIN_ACL: &str = "yarn.admin.acl";
     pub(super) const INSTRUMENTATION_REQUIRES_ADMIN: &str =
         "hadoop.security.instrumentation.requires.admin";
+    pub(super) const FILTER_LIST_BY_USER: &str = "yarn.webapp.filter-entity-list-by-user";
+    /// Hadoop's name for `FILTER_LIST_BY_USER` before 3.1, still mapped to it.
+    pub(super) const DISPLAY_PER_USER_APPS: &str = "yarn.resourcemanager.display.per-user-apps";
 }
 
 impl NmConfig {
@@ -173,13 +181,16 @@ impl NmConfig {
                 admins: Acl::everyone(),
             },
             instrumentation_requires_admin: false,
+            filter_entity_list_by_user: false,
         }
     }
 }
 
 /// Reads the node's properties from a yarn-site file's text (`file` names
 /// it in messages): the health checker's, the ACL switch and the
-/// administrators (`yarn.acl.enable`, `yarn.admin.acl`), and whether `/jmx`
+/// administrators (`yarn.acl.enable`, `yarn.admin.acl`), whether the list
+/// of containers leaves out those the caller may not view
+/// (`yarn.webapp.filter-entity-list-by-user`), and whether `/jmx`
 /// is theirs only (`hadoop.security.instrumentation.requires.admin`, which
 /// Hadoop reads from core-site.xml: give it here). Other properties
 /// are ignored, since a yarn-site file holds the whole cluster's settings.
@@ -281,8 +292,16 @@ pub fn read_site(
             config.health_script = Some(script);
         }
     }
+    // Hadoop maps its older name onto the newer; here the newer wins when
+    // the file sets both.
+    let filter_list_name = if value(names::FILTER_LIST_BY_USER).is_some() {
+        names::FILTER_LIST_BY_USER
+    } else {
+        names::DISPLAY_PER_USER_APPS
+    };
     for (name, flag) in [
         (names::ACL_ENABLE, &mut config.acl.enabled),
+        (filter_list_name, &mut config.filter_entity_list_by_user),
         (
             names::INSTRUMENTATION_REQUIRES_ADMIN,
             &mut config.instrumentation_requires_admin,
@@ -559,6 +578,33 @@ mod tests {
         assert_eq!(
             err,
             "yarn-site.xml: line 2, column 39: property yarn.acl.enable: \"yes\" is not a boolean (true or false)"
+        );
+    }
+
+    #[test]
+    fn the_list_filter_is_read_by_either_of_hadoops_names() {
+        let mut c = config();
+        assert!(!c.filter_entity_list_by_user);
+        let key = "yarn.webapp.filter-entity-list-by-user";
+        let old = "yarn.resourcemanager.display.per-user-apps";
+        read_site(&mut c, "yarn-site.xml", &site(&[(old, "true")])).unwrap();
+        assert!(c.filter_entity_list_by_user);
+        // The newer name wins over the older.
+        read_site(
+            &mut c,
+            "yarn-site.xml",
+            &site(&[(old, "true"), (key, "false")]),
+        )
+        .unwrap();
+        assert!(!c.filter_entity_list_by_user);
+        let err = read_site(&mut c, "yarn-site.xml", &site(&[(key, "on")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "property yarn.webapp.filter-entity-list-by-user: \"on\" is not a boolean"
+            ),
+            "{err}"
         );
     }
 

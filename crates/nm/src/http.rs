@@ -9,7 +9,9 @@
 //! are: its owner, whom its `VIEW_APP` ACL names, and the node's
 //! administrators, by the RM's own rule (`weft_rm::access`) over what the
 //! RM told the agent with the container (`agent::AppViewers`). Others get
-//! the reports withheld (`ContainerDto::withheld`) and the logs refused.
+//! the reports withheld (`ContainerDto::withheld`) and the logs refused;
+//! with `yarn.webapp.filter-entity-list-by-user` the list of containers
+//! leaves theirs out.
 //!
 //! Handlers parse and answer; every decision about containers is the
 //! agent's, the figures are `metrics`', and `/logLevel`'s and `/jmx`'s
@@ -32,7 +34,7 @@ use tokio::sync::watch;
 use tokio_util::io::ReaderStream;
 use weft_model::{ContainerId, NodeId};
 use weft_rm::ApiError;
-use weft_rm::access::{AclSettings, Identity};
+use weft_rm::access::{AclSettings, Identity, ListedAs};
 use weft_rm::groups::UserGroups;
 use weft_rm::http::codec::{Params, UserName};
 use weft_rm::http::jmx;
@@ -71,6 +73,9 @@ pub struct NodeApi {
     /// `hadoop.security.instrumentation.requires.admin`: `/jmx` is for
     /// administrators only.
     pub instrumentation_requires_admin: bool,
+    /// `yarn.webapp.filter-entity-list-by-user`: the list of containers
+    /// leaves out those whose reports `acl` would withhold from the caller.
+    pub filter_entity_list_by_user: bool,
     /// Users' groups, for the groups `yarn.admin.acl` and `VIEW_APP` ACLs name.
     pub groups: Arc<UserGroups>,
     /// The agent's metrics, which `/metrics` and `/jmx` show.
@@ -221,15 +226,25 @@ impl Reader {
     }
 }
 
+/// Whether `reader` may see the whole report of a container of an app
+/// with `viewers`: anyone may while the node's ACLs are off (no reader).
+fn may_view(reader: Option<&Reader>, acl: &AclSettings, viewers: &AppViewers) -> bool {
+    match reader {
+        Some(r) => r.may_view(acl, viewers),
+        None => true,
+    }
+}
+
 /// A container's report as `reader` may see it: whole, or withheld.
 fn as_seen_by(
     reader: Option<&Reader>,
     acl: &AclSettings,
     (container, viewers): (ContainerDto, AppViewers),
 ) -> ContainerDto {
-    match reader {
-        Some(r) if !r.may_view(acl, &viewers) => container.withheld(),
-        _ => container,
+    if may_view(reader, acl, &viewers) {
+        container
+    } else {
+        container.withheld()
     }
 }
 
@@ -300,10 +315,10 @@ async fn info(State(api): State<NodeApi>) -> Result<Response, ApiError> {
     Ok(json(StatusCode::OK, &NodeInfoBody { node_info }))
 }
 
-/// Every container, each whole or withheld as the caller may see it:
-/// listed either way, as the RM lists every app (Hadoop's
-/// `yarn.webapp.filter-entity-list-by-user`, which leaves them out, is not
-/// read).
+/// Every container, each whole or withheld as the caller may see it, or,
+/// with `yarn.webapp.filter-entity-list-by-user`, only those the caller
+/// may see, as Hadoop's `NMWebServices.getNodeContainers` and the RM's
+/// list of apps leave the others out.
 async fn containers(State(api): State<NodeApi>, UserName(user): UserName) -> Response {
     let reader = reader(&api, user).await;
     let container = api
@@ -311,7 +326,14 @@ async fn containers(State(api): State<NodeApi>, UserName(user): UserName) -> Res
         .containers_and_viewers()
         .await
         .into_iter()
-        .map(|c| as_seen_by(reader.as_ref(), &api.acl, c))
+        .filter_map(|(container, viewers)| {
+            let whole = may_view(reader.as_ref(), &api.acl, &viewers);
+            match ListedAs::of(whole, api.filter_entity_list_by_user) {
+                ListedAs::Whole => Some(container),
+                ListedAs::Withheld => Some(container.withheld()),
+                ListedAs::LeftOut => None,
+            }
+        })
         .collect();
     json(
         StatusCode::OK,

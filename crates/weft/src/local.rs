@@ -8,7 +8,8 @@
 //! apps `weft_nm::distributed_shell`; this module wires and prints. The
 //! process has one logging filter, which the RM's `/logLevel` and every
 //! node's change alike, and the nodes take the RM's `yarn.acl.enable`,
-//! `yarn.admin.acl` and `hadoop.security.instrumentation.requires.admin`.
+//! `yarn.admin.acl`, `hadoop.security.instrumentation.requires.admin` and
+//! `yarn.webapp.filter-entity-list-by-user`.
 //!
 //! A node agent that ends on its own (the RM refused or decommissioned it,
 //! `weft rmadmin -refreshNodes` with a `--conf` naming hosts files) is
@@ -94,6 +95,7 @@ pub(crate) async fn run(
             admins: config.core.scheduler.admin_acl.clone(),
         },
         instrumentation_requires_admin: config.service.instrumentation_requires_admin,
+        filter_entity_list_by_user: config.service.filter_entity_list_by_user,
     };
     // One process, one filter: the RM's /logLevel and every node's change
     // the same levels.
@@ -167,6 +169,8 @@ struct NodeAccess {
     acl: AclSettings,
     /// `hadoop.security.instrumentation.requires.admin`.
     instrumentation_requires_admin: bool,
+    /// `yarn.webapp.filter-entity-list-by-user`.
+    filter_entity_list_by_user: bool,
 }
 
 async fn start_node(
@@ -187,6 +191,7 @@ async fn start_node(
     config.monitor_interval = Duration::from_millis(1000);
     config.acl = access.acl.clone();
     config.instrumentation_requires_admin = access.instrumentation_requires_admin;
+    config.filter_entity_list_by_user = access.filter_entity_list_by_user;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     Ok(NodeManager::start_with(config, listener, embedding.clone()).await?)
 }

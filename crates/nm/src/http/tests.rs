@@ -54,6 +54,7 @@ fn node_api(levels: Option<Arc<DirectivesOnly>>, acl_enable: bool) -> NodeApi {
             admins: Acl::parse("yarn sre"),
         }),
         instrumentation_requires_admin: false,
+        filter_entity_list_by_user: false,
         groups: Arc::new(UserGroups::new(
             GroupSource::File(groups),
             GroupCacheSettings::default(),
@@ -475,6 +476,77 @@ async fn with_acls_on_only_the_apps_viewers_read_its_containers_logs() {
         (anonymous)  list absent   report 404      logs 404 stdout 404
     "#]]
     .assert_eq(&reads(&nm, FORGOTTEN).await);
+}
+
+/// The containers `/ws/v1/node/containers` lists to `user` (`None`:
+/// naming nobody), each with `whole` or `withheld`.
+async fn listed(nm: &axum::Router, user: Option<&str>) -> Vec<String> {
+    let query = user.map(|u| format!("?user.name={u}")).unwrap_or_default();
+    let (status, body) = get(nm, &format!("/ws/v1/node/containers{query}")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    serde_json::from_str::<serde_json::Value>(&body).unwrap()["containers"]["container"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let shown = if c["pid"].is_null() {
+                "withheld"
+            } else {
+                "whole"
+            };
+            format!("{} {shown}", c["id"].as_str().unwrap())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn filter_entity_list_by_user_leaves_out_the_containers_the_caller_may_not_view() {
+    let work = WorkDir::new("filter-list");
+    let serving = || {
+        AgentHandle::serving(vec![
+            running(ALICES, Some("alice"), "bob viewers"),
+            running(CAROLS, Some("carol"), " "),
+        ])
+    };
+    let node = |acl_enable: bool, filter: bool| {
+        let mut api = node_api(None, acl_enable);
+        api.work_dir = work.0.clone();
+        api.handle = serving();
+        api.filter_entity_list_by_user = filter;
+        router(api)
+    };
+    let nm = node(true, true);
+    // The owner and whom VIEW_APP names see alice's; an administrator sees
+    // both; carol only hers; an anonymous caller (Hadoop's static user)
+    // neither. What is listed is whole.
+    let alices = format!("{ALICES} whole");
+    let carols = format!("{CAROLS} whole");
+    for (who, seen) in [
+        (Some("alice"), vec![alices.clone()]),
+        (Some("bob"), vec![alices.clone()]),
+        (Some("erin"), vec![alices.clone()]),
+        (Some("yarn"), vec![alices.clone(), carols.clone()]),
+        (Some("carol"), vec![carols.clone()]),
+        (None, vec![]),
+    ] {
+        assert_eq!(listed(&nm, who).await, seen, "{who:?}");
+    }
+    // One container's report is still withheld, not refused.
+    let (status, _) = get(
+        &nm,
+        &format!("/ws/v1/node/containers/{CAROLS}?user.name=alice"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Off: listed and withheld; ACLs off: everybody sees everything.
+    assert_eq!(
+        listed(&node(true, false), Some("carol")).await,
+        [format!("{ALICES} withheld"), carols.clone()]
+    );
+    assert_eq!(
+        listed(&node(false, true), Some("carol")).await,
+        [alices, carols]
+    );
 }
 
 #[tokio::test]
