@@ -201,11 +201,7 @@ async fn the_web_ui_withholds_what_the_api_does() {
     let rm = Rm::new();
     let r = &rm.router;
     let app = alices_app(&rm, json!({"VIEW_APP": "carol"})).await;
-    let page = |uri: String| async move {
-        let a = get(r, &uri).await;
-        assert_eq!(a.status, StatusCode::OK, "{uri}: {}", a.body);
-        a.body
-    };
+    let page = |uri: String| ok_page(r, uri);
     let shown = page(format!("/cluster/app/{app}?user.name=carol")).await;
     assert!(!shown.contains("not shown"), "{shown}");
     assert!(shown.contains("am-host:7001"), "{shown}");
@@ -311,11 +307,7 @@ async fn the_web_ui_lists_leave_out_what_the_api_list_does() {
     let rm = Rm::with(&[("yarn.resourcemanager.display.per-user-apps", "true")]);
     let r = &rm.router;
     let app = alices_app(&rm, json!({"VIEW_APP": "carol"})).await;
-    let page = |uri: String| async move {
-        let a = get(r, &uri).await;
-        assert_eq!(a.status, StatusCode::OK, "{uri}: {}", a.body);
-        a.body
-    };
+    let page = |uri: String| ok_page(r, uri);
     for path in ["/cluster/apps", "/cluster/apps/RUNNING", "/cluster"] {
         let hidden = page(format!("{path}?user.name=erin")).await;
         assert!(!hidden.contains(&app), "{path}: {hidden}");
@@ -394,4 +386,11 @@ async fn application_acls_survive_a_restart_with_the_state_store() {
     assert_eq!(rm.kill(&app, "erin").await.status, StatusCode::FORBIDDEN);
     assert_eq!(rm.kill(&app, "bob").await.status, StatusCode::OK);
     rm.stop().await;
+}
+
+/// A web UI page's body, which must be there (200).
+async fn ok_page(r: &Router, uri: String) -> String {
+    let a = get(r, &uri).await;
+    assert_eq!(a.status, StatusCode::OK, "{uri}: {}", a.body);
+    a.body
 }
