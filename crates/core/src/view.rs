@@ -151,6 +151,12 @@ impl ResourceManager {
         Some(self.report_for(record))
     }
 
+    /// Who submitted `id`, without building its whole report (the service
+    /// tells each node this for every container it hands over).
+    pub fn app_user(&self, id: AppId) -> Option<&str> {
+        self.apps.get(&id).map(|r| r.user.as_str())
+    }
+
     /// Every app in the RM's memory (active, and finished ones still in history), by id.
     pub fn app_reports(&self) -> impl Iterator<Item = AppReport> + '_ {
         self.apps.values().map(|r| self.report_for(r))

@@ -1318,7 +1318,7 @@ impl Actor {
             .scheduler
             .node_heartbeat_interval
             .as_millis();
-        // Each app once per answer: its owner comes from the core's report.
+        // Each app once per answer: its owner comes from the core's record.
         let mut apps: BTreeMap<AppId, ContainerApp> = BTreeMap::new();
         for c in &reply.allocated {
             let app = c.container.app();
@@ -1351,12 +1351,12 @@ impl Actor {
     /// owner and `VIEW_APP`, by which it decides who reads the container's
     /// logs, and the AM's launch context.
     fn container_app(&self, app: AppId) -> ContainerApp {
-        let Some(report) = self.core.app_report(app) else {
+        let Some(user) = self.core.app_user(app) else {
             return ContainerApp::default();
         };
         let extra = self.extras.get(&app);
         ContainerApp {
-            user: Some(report.record.user),
+            user: Some(user.to_owned()),
             view_acl: Some(extra.map(|e| e.acls.view.clone()).unwrap_or_default()),
             launch_context: extra.and_then(|e| e.launch_context.clone()),
         }
