@@ -200,12 +200,9 @@ async fn reader(api: &NodeApi, user: Option<String>) -> Option<Reader> {
     if !api.acl.enabled {
         return None;
     }
-    Some(match user {
-        Some(user) => Reader {
-            who: Identity {
-                groups: api.groups.groups(&user).await,
-                user,
-            },
+    Some(match identity(api, user).await {
+        Some(who) => Reader {
+            who,
             anonymous: false,
         },
         None => Reader {
