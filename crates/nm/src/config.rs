@@ -150,9 +150,6 @@ mod names {
     pub(super) const ADMIN_ACL: &str = "yarn.admin.acl";
     pub(super) const INSTRUMENTATION_REQUIRES_ADMIN: &str =
         "hadoop.security.instrumentation.requires.admin";
-    pub(super) const FILTER_LIST_BY_USER: &str = "yarn.webapp.filter-entity-list-by-user";
-    /// Hadoop's name for `FILTER_LIST_BY_USER` before 3.1, still mapped to it.
-    pub(super) const DISPLAY_PER_USER_APPS: &str = "yarn.resourcemanager.display.per-user-apps";
 }
 
 impl NmConfig {
@@ -292,13 +289,7 @@ pub fn read_site(
             config.health_script = Some(script);
         }
     }
-    // Hadoop maps its older name onto the newer; here the newer wins when
-    // the file sets both.
-    let filter_list_name = if value(names::FILTER_LIST_BY_USER).is_some() {
-        names::FILTER_LIST_BY_USER
-    } else {
-        names::DISPLAY_PER_USER_APPS
-    };
+    let filter_list_name = weft_rm::config::filter_list_by_user_property(&site);
     for (name, flag) in [
         (names::ACL_ENABLE, &mut config.acl.enabled),
         (filter_list_name, &mut config.filter_entity_list_by_user),

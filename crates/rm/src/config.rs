@@ -586,6 +586,18 @@ pub fn reread_admin_acl(dir: &Path) -> Result<(Acl, Vec<String>), ConfigError> {
     Ok((site.scheduler.admin_acl, warnings))
 }
 
+/// Which of Hadoop's two names for `yarn.webapp.filter-entity-list-by-user`
+/// to read from `site`, for the RM's settings and a node agent's alike:
+/// Hadoop maps the older `yarn.resourcemanager.display.per-user-apps` onto
+/// it, and here the newer wins when a file sets both.
+pub fn filter_list_by_user_property(site: &HadoopConfig) -> &'static str {
+    if site.value(names::FILTER_LIST_BY_USER).is_some() {
+        names::FILTER_LIST_BY_USER
+    } else {
+        names::DISPLAY_PER_USER_APPS
+    }
+}
+
 /// The core's settings as `weft rm --conf DIR` would read them from the
 /// site files in `dir`, with the warnings they give (default settings, with
 /// a warning, when there are none), for tools that show what an allocation
@@ -1168,13 +1180,7 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
             usize::try_from(n).unwrap_or(usize::MAX)
         })
         .min(extra.max_completed_apps);
-    // Hadoop maps its older name onto the newer; here the newer wins when
-    // a file sets both.
-    let filter_list_name = if value(names::FILTER_LIST_BY_USER).is_some() {
-        names::FILTER_LIST_BY_USER
-    } else {
-        names::DISPLAY_PER_USER_APPS
-    };
+    let filter_list_name = filter_list_by_user_property(config);
     for (name, target) in [
         (names::REST_SUBMISSIONS, &mut s.rest_submissions),
         (filter_list_name, &mut s.filter_entity_list_by_user),
