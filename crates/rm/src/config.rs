@@ -895,6 +895,11 @@ mod names {
     pub(super) const TOPOLOGY_TIMEOUT: &str = "weft.rm.topology.timeout-ms";
     pub(super) const WEBAPP_ADDRESS: &str = "yarn.resourcemanager.webapp.address";
     pub(super) const WEBAPP_HTTPS_ADDRESS: &str = "yarn.resourcemanager.webapp.https.address";
+    // Spelt out here (rather than `crate::tls`'s) for the listing's check
+    // that every name read is listed.
+    pub(super) const HTTP_POLICY: &str = "yarn.http.policy";
+    pub(super) const SSL_SERVER_CONF: &str = "hadoop.ssl.server.conf";
+    pub(super) const REQUIRE_CLIENT_CERT: &str = "hadoop.ssl.require.client.cert";
     pub(super) const RM_HOSTNAME: &str = "yarn.resourcemanager.hostname";
     pub(super) const BIND_HOST: &str = "yarn.resourcemanager.bind-host";
     pub(super) const SCHEDULER_CLASS: &str = "yarn.resourcemanager.scheduler.class";
@@ -1112,19 +1117,19 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         }
     };
     let value = |name: &str| config.value(name).map(str::trim);
-    if let Some(v) = value(crate::tls::POLICY_PROPERTY) {
+    if let Some(v) = value(names::HTTP_POLICY) {
         match HttpPolicy::parse(v) {
             Ok(policy) => s.http_policy = policy,
-            Err(why) => bad(crate::tls::POLICY_PROPERTY, why),
+            Err(why) => bad(names::HTTP_POLICY, why),
         }
     }
-    if value(crate::tls::REQUIRE_CLIENT_CERT_PROPERTY).is_some_and(|v| v != "false") {
+    if value(names::REQUIRE_CLIENT_CERT).is_some_and(|v| v != "false") {
         bad(
-            crate::tls::REQUIRE_CLIENT_CERT_PROPERTY,
+            names::REQUIRE_CLIENT_CERT,
             "is not false: Weft does not ask clients for certificates (callers are who their user.name says); remove it or set false",
         );
     }
-    if let Some(v) = value(crate::tls::SERVER_CONF_PROPERTY).filter(|v| !v.is_empty()) {
+    if let Some(v) = value(names::SSL_SERVER_CONF).filter(|v| !v.is_empty()) {
         s.ssl_server_conf = PathBuf::from(v);
     }
     let webapp_address = match s.http_policy {
@@ -1706,6 +1711,107 @@ mod tests {
         }
     }
 
+    #[test]
+    fn https_only_listens_on_the_https_address_with_the_key_material_beside() {
+        let pki = weft_test_support::tls::TestPki::new("test CA");
+        // Where the RM listens with this yarn-site.xml and the key material in place.
+        let listen = |name: &str, props: &[(&str, &str)]| -> String {
+            let dir = ConfDir::new(name, &[(YARN_SITE_FILE_NAME, &site(props))]);
+            pki.write_conf(&dir.0);
+            match dir.load() {
+                Ok(config) => {
+                    assert!(config.tls.is_some());
+                    assert_eq!(config.service.http_policy, HttpPolicy::HttpsOnly);
+                    config.service.listen.to_string()
+                }
+                Err(e) => dir.hide(&e.to_string()),
+            }
+        };
+        let https = ("yarn.http.policy", "HTTPS_ONLY");
+        // Nothing said: the HTTPS port on the loopback, as 8088 is for HTTP.
+        assert_eq!(listen("https-default", &[https]), "127.0.0.1:8090");
+        assert_eq!(
+            listen(
+                "https-address",
+                &[
+                    https,
+                    ("yarn.resourcemanager.webapp.address", "rm1:8088"),
+                    ("yarn.resourcemanager.webapp.https.address", "10.0.0.5:9443"),
+                ]
+            ),
+            "10.0.0.5:9443"
+        );
+        // Hadoop's default for the HTTPS address, from the host name.
+        assert_eq!(
+            listen(
+                "https-hostname",
+                &[https, ("yarn.resourcemanager.hostname", "10.0.0.6")]
+            ),
+            "10.0.0.6:8090"
+        );
+        assert_eq!(
+            listen(
+                "https-listen",
+                &[https, ("weft.rm.listen", "127.0.0.1:7443")]
+            ),
+            "127.0.0.1:7443"
+        );
+        // Hadoop names the resource in core-site.xml; here any site file will do.
+        assert_eq!(
+            listen(
+                "https-resource",
+                &[https, ("hadoop.ssl.server.conf", "nowhere/ssl-server.xml")]
+            ),
+            "cannot serve HTTPS (yarn.http.policy is HTTPS_ONLY): cannot read <dir>/nowhere/ssl-server.xml (the SSL resource hadoop.ssl.server.conf names): No such file or directory (os error 2)"
+        );
+        // HTTP_ONLY reads no key material, even where it is broken.
+        let dir = ConfDir::new(
+            "http-only",
+            &[
+                (
+                    YARN_SITE_FILE_NAME,
+                    &site(&[("yarn.http.policy", "http_only")]),
+                ),
+                ("ssl-server.xml", "<configuration>"),
+            ],
+        );
+        let config = dir.load().unwrap();
+        assert!(config.tls.is_none());
+        assert_eq!(config.service.listen.to_string(), "127.0.0.1:8088");
+    }
+
+    #[test]
+    fn bad_https_settings_are_located() {
+        assert_eq!(names::HTTP_POLICY, crate::tls::POLICY_PROPERTY);
+        assert_eq!(names::SSL_SERVER_CONF, crate::tls::SERVER_CONF_PROPERTY);
+        assert_eq!(
+            names::REQUIRE_CLIENT_CERT,
+            crate::tls::REQUIRE_CLIENT_CERT_PROPERTY
+        );
+        let err =
+            |props: &[(&str, &str)]| match RmConfig::from_texts(&site(props), "<allocations/>") {
+                Ok(_) => "accepted".to_owned(),
+                Err(e) => e.to_string(),
+            };
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 40: property yarn.http.policy: "HTTP_AND_HTTPS" is not a policy Weft has: it serves one scheme on one address, HTTP_ONLY or HTTPS_ONLY
+              line 3, column 54: property hadoop.ssl.require.client.cert: "true" is not false: Weft does not ask clients for certificates (callers are who their user.name says); remove it or set false"#]]
+        .assert_eq(&err(&[
+            ("yarn.http.policy", "HTTP_AND_HTTPS"),
+            ("hadoop.ssl.require.client.cert", "true"),
+        ]));
+        assert_eq!(
+            err(&[("yarn.http.policy", "SSL")]),
+            "built-in weft-site.xml: invalid service settings:\n  line 2, column 40: property yarn.http.policy: \"SSL\" is not HTTP_ONLY or HTTPS_ONLY"
+        );
+        // The built-in copies have no directory to find ssl-server.xml in.
+        assert_eq!(
+            err(&[("yarn.http.policy", "HTTPS_ONLY")]),
+            "yarn.http.policy is HTTPS_ONLY, which needs a configuration directory holding ssl-server.xml (weft rm --conf DIR)"
+        );
+    }
+
     /// A Hadoop cluster's yarn-site.xml, as it would be found in /etc/hadoop/conf.
     const HADOOP_YARN_SITE: &str = r#"<configuration>
   <property><name>yarn.resourcemanager.hostname</name><value>rm1.example.com</value></property>
@@ -1955,7 +2061,6 @@ mod tests {
             ("yarn.resourcemanager.webapp.address.rm1", "rm1:8088"),
             ("hadoop.security.authentication", "kerberos"),
             ("yarn.resourcemanager.principal", "rm/_HOST@EXAMPLE.COM"),
-            ("yarn.http.policy", "HTTPS_ONLY"),
             ("yarn.resourcemanager.admin.address", "rm1:8033"),
             ("yarn.nodemanager.local-dirs", "/data/yarn"),
             ("mapreduce.framework.name", "yarn"),
@@ -1965,8 +2070,7 @@ mod tests {
             [
                 "built-in weft-site.xml: line 2, column 55: yarn.resourcemanager.ha.enabled is ignored: Weft has no ResourceManager high availability: this RM runs alone, and the per-RM names (yarn.resourcemanager.*.<rm-id>) are not read",
                 "built-in weft-site.xml: line 5, column 54: hadoop.security.authentication, yarn.resourcemanager.principal are ignored: Weft has no Kerberos: a caller is whoever its user.name says, and the node and AM protocols are not authenticated, so run the RM where only trusted hosts reach it",
-                "built-in weft-site.xml: line 7, column 40: yarn.http.policy is ignored: Weft serves plain HTTP, without TLS; put a TLS proxy in front of it",
-                "built-in weft-site.xml: line 8, column 58: yarn.resourcemanager.admin.address is ignored: Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
+                "built-in weft-site.xml: line 7, column 58: yarn.resourcemanager.admin.address is ignored: Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
             ]
         "#]]
         .assert_debug_eq(&config.warnings);
