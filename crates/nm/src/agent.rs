@@ -113,6 +113,16 @@ pub enum NmStartError {
     },
 }
 
+/// The node's client of its RM, trusting what the settings say for an
+/// `https://` RM.
+fn rm_client(config: &NmConfig) -> Result<RmClient, ClientError> {
+    let client = RmClient::new(&config.rm, None)?;
+    Ok(match &config.rm_trust {
+        Some(trust) => client.with_tls(trust.clone()),
+        None => client,
+    })
+}
+
 /// Why a container could not be started through the node's API.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StartContainerError {
@@ -344,7 +354,10 @@ impl NodeManager {
                 why,
             })?;
         }
-        let rm = RmClient::new(&config.rm, None)?;
+        if config.http_policy.is_https() && config.server_tls.is_none() {
+            return Err(NmConfigError::HttpsWithoutKeyMaterial.into());
+        }
+        let rm = rm_client(&config)?;
         std::fs::create_dir_all(&config.work_dir).map_err(|source| NmStartError::Io {
             what: format!(
                 "cannot create the work directory {}",
@@ -432,20 +445,39 @@ impl NodeManager {
             started_ms,
             health: health_rx,
         };
+        // Before the agent starts, so that nothing is left running on
+        // failure: `Ok` serves TLS, `Err` hands the plain listener back.
+        let listener =
+            match &agent.config.server_tls {
+                None => Err(listener),
+                Some(tls) => Ok(weft_rm::tls::TlsListener::new(listener, tls).map_err(
+                    |source| NmStartError::Io {
+                        what: "cannot serve HTTPS".to_owned(),
+                        source,
+                    },
+                )?),
+            };
         let agent_task = tokio::spawn(agent.run(commands, exits, stop_rx.clone()));
         let mut server_stop = stop_rx;
         let mut agent_ended = ended.clone();
+        // The API closes with the agent, stopped or ended on its own.
+        let stopped = async move {
+            tokio::select! {
+                _ = server_stop.wait_for(|s| *s) => {}
+                _ = agent_ended.wait_for(Option::is_some) => {}
+            }
+        };
+        // The callers' addresses reach `/logLevel`'s log line either way.
+        let serve = match listener {
+            Err(tcp) => tokio::spawn(weft_rm::server::serve_router(tcp, api, stopped)),
+            Ok(tls) => tokio::spawn(weft_rm::server::serve_router(
+                axum::serve::ListenerExt::tap_io(tls, |_| {}),
+                api,
+                stopped,
+            )),
+        };
         let server = tokio::spawn(async move {
-            // The API closes with the agent, stopped or ended on its own.
-            // The callers' addresses, for `/logLevel`'s log line.
-            let api = api.into_make_service_with_connect_info::<SocketAddr>();
-            let serve = axum::serve(listener, api).with_graceful_shutdown(async move {
-                tokio::select! {
-                    _ = server_stop.wait_for(|s| *s) => {}
-                    _ = agent_ended.wait_for(Option::is_some) => {}
-                }
-            });
-            if let Err(e) = serve.await {
+            if let Ok(Err(e)) = serve.await {
                 tracing::error!(error = %e, "the node's HTTP API stopped");
             }
         });
@@ -792,8 +824,10 @@ impl Agent {
             memory_used_mb: c.memory_used.map(|b| b >> 20),
             node_id: self.node.to_string(),
             container_logs_link: format!(
-                "http://{}/ws/v1/node/containers/{}/logs",
-                self.http_address, c.id
+                "{}://{}/ws/v1/node/containers/{}/logs",
+                self.config.http_policy.scheme(),
+                self.http_address,
+                c.id
             ),
             user: c.viewers.owner.clone().unwrap_or_default(),
         };
@@ -934,7 +968,7 @@ impl Agent {
             Ok(res) => res,
             Err(_) => {
                 // The connection is in an unknown state: start a new one next time.
-                if let Ok(c) = RmClient::new(&self.config.rm, None) {
+                if let Ok(c) = rm_client(&self.config) {
                     self.rm = c;
                 }
                 Err(ClientError::Unexpected {

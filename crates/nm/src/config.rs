@@ -4,19 +4,22 @@
 //! the `yarn.nodemanager.health-checker.*` ones, `yarn.acl.enable` and
 //! `yarn.admin.acl` for who may use its `/logLevel`, and
 //! `hadoop.security.instrumentation.requires.admin` for who may read its
-//! `/jmx`.
+//! `/jmx`, and `yarn.http.policy` with the HTTPS address and the SSL
+//! resources beside the file (`load_tls`), for serving HTTPS and trusting
+//! an `https://` RM.
 //!
 //! Reading flags and files is the `weft` command's job; this module only
 //! holds values and checks them. Running the health script is `health`'s.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use weft_model::{NodeId, Resource};
 use weft_queue_tree::Acl;
 use weft_queue_tree::site::{self, HadoopConfig, Location, SiteError};
 use weft_rm::access::AclSettings;
+use weft_rm::tls::{ClientTls, HttpPolicy, ServerTls, TlsError};
 
 /// How a container's memory limit is enforced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -81,6 +84,22 @@ pub struct NmConfig {
     /// view rather than withholding their reports; nothing changes while
     /// `acl` is off.
     pub filter_entity_list_by_user: bool,
+    /// `yarn.http.policy` (default HTTP_ONLY): under HTTPS_ONLY the node's
+    /// API is served with `server_tls`, and its links say `https://`.
+    pub http_policy: HttpPolicy,
+    /// `yarn.nodemanager.webapp.https.address`, where the node listens
+    /// under HTTPS_ONLY unless told otherwise (`None`: not set).
+    pub https_address: Option<SocketAddr>,
+    /// `hadoop.ssl.server.conf` and `hadoop.ssl.client.conf` (defaults
+    /// `ssl-server.xml`, `ssl-client.xml`): the SSL resources `load_tls`
+    /// reads, relative to the site file's directory.
+    pub ssl_conf: [PathBuf; 2],
+    /// The key material the node's API is served with; required under
+    /// HTTPS_ONLY (`load_tls` reads it).
+    pub server_tls: Option<ServerTls>,
+    /// Whom the node trusts when `rm` is an `https://` address (`None`: the
+    /// system's roots); `load_tls` reads `ssl-client.xml`'s truststore.
+    pub rm_trust: Option<ClientTls>,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -150,7 +169,13 @@ mod names {
     pub(super) const ADMIN_ACL: &str = "yarn.admin.acl";
     pub(super) const INSTRUMENTATION_REQUIRES_ADMIN: &str =
         "hadoop.security.instrumentation.requires.admin";
+    pub(super) const HTTPS_ADDRESS: &str = "yarn.nodemanager.webapp.https.address";
 }
+
+/// Hadoop's `yarn.nodemanager.webapp.https.address` port; the agent
+/// listens on it on the loopback under HTTPS_ONLY when nothing says where,
+/// as it listens on 8042 for HTTP.
+pub const DEFAULT_HTTPS_PORT: u16 = 8044;
 
 impl NmConfig {
     /// Settings for a node of `capability` reporting to `rm`, working in
@@ -179,6 +204,14 @@ impl NmConfig {
             },
             instrumentation_requires_admin: false,
             filter_entity_list_by_user: false,
+            http_policy: HttpPolicy::HttpOnly,
+            https_address: None,
+            ssl_conf: [
+                PathBuf::from(weft_rm::tls::DEFAULT_SERVER_CONF),
+                PathBuf::from(weft_rm::tls::DEFAULT_CLIENT_CONF),
+            ],
+            server_tls: None,
+            rm_trust: None,
         }
     }
 }
@@ -309,6 +342,39 @@ pub fn read_site(
         // Untrimmed: a leading space is what makes an ACL of groups only.
         config.acl.admins = Acl::parse(&p.value);
     }
+    if let Some(v) = value(weft_rm::tls::POLICY_PROPERTY) {
+        match HttpPolicy::parse(v) {
+            Ok(policy) => config.http_policy = policy,
+            Err(why) => bad(weft_rm::tls::POLICY_PROPERTY, why.to_owned()),
+        }
+    }
+    if value(weft_rm::tls::REQUIRE_CLIENT_CERT_PROPERTY).is_some_and(|v| v != "false") {
+        bad(
+            weft_rm::tls::REQUIRE_CLIENT_CERT_PROPERTY,
+            "is not false: Weft does not ask clients for certificates; remove it or set false"
+                .to_owned(),
+        );
+    }
+    if let Some(v) = value(names::HTTPS_ADDRESS) {
+        match v.parse::<SocketAddr>() {
+            Ok(a) => config.https_address = Some(a),
+            Err(_) => bad(
+                names::HTTPS_ADDRESS,
+                "is not a socket address such as 0.0.0.0:8044".to_owned(),
+            ),
+        }
+    }
+    for (name, slot) in [
+        weft_rm::tls::SERVER_CONF_PROPERTY,
+        weft_rm::tls::CLIENT_CONF_PROPERTY,
+    ]
+    .into_iter()
+    .zip(config.ssl_conf.iter_mut())
+    {
+        if let Some(v) = value(name).filter(|v| !v.is_empty()) {
+            *slot = PathBuf::from(v);
+        }
+    }
     if !problems.is_empty() {
         problems.sort_by_key(|p| p.location);
         return Err(NmConfigError::Properties {
@@ -317,6 +383,19 @@ pub fn read_site(
         });
     }
     Ok(warnings)
+}
+
+/// Reads the SSL resources a site file in `dir` names (`read_site` first):
+/// under HTTPS_ONLY the server's key material from `ssl-server.xml`, and
+/// whatever the policy, whom to trust for an `https://` RM from
+/// `ssl-client.xml`'s truststore (the system's roots when it names none).
+pub fn load_tls(config: &mut NmConfig, dir: &Path) -> Result<(), NmConfigError> {
+    let [server, client] = config.ssl_conf.clone().map(|p| dir.join(p));
+    if config.http_policy.is_https() {
+        config.server_tls = Some(ServerTls::load(&server)?);
+    }
+    config.rm_trust = ClientTls::from_client_conf(&client)?;
+    Ok(())
 }
 
 /// One property with a bad value.
@@ -378,6 +457,14 @@ pub enum NmConfigError {
         /// Every bad property, in file order.
         problems: Vec<PropertyProblem>,
     },
+    /// The key material or the truststore cannot be read or used.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// HTTPS_ONLY without key material (settings not read with `load_tls`).
+    #[error(
+        "yarn.http.policy is HTTPS_ONLY, but no key material was given (ssl-server.xml beside the site file)"
+    )]
+    HttpsWithoutKeyMaterial,
     /// The health script cannot be run.
     #[error("health script {path}: {why}")]
     HealthScript {

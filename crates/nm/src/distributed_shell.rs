@@ -21,7 +21,7 @@ use http::{Method, StatusCode};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use weft_model::{AppId, ContainerId};
-use weft_rm::client::{ClientError, RmClient};
+use weft_rm::client::{ClientError, RmClient, url_like};
 use weft_rm::dto::ResourceDto;
 use weft_rm::dto::am::{
     AllocateRequestDto, AllocateResponseDto, AmFinishRequest, AmRegisterResponse, AskDto,
@@ -539,6 +539,7 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
                 },
             );
             tokio::spawn(start_on_node(
+                url_like(&self.config.rm, &a.node_http_address),
                 a.node_http_address,
                 a.container_id,
                 a.container_token,
@@ -684,9 +685,10 @@ impl<F: FnMut(ShellEvent)> Shell<F> {
             // As the submitting user: a node whose ACLs are on withholds a
             // container's diagnostics from anyone its app's VIEW_APP does
             // not let see them.
-            let Ok(client) =
-                RmClient::new(&format!("http://{node}"), Some(self.config.user.clone()))
-            else {
+            let Ok(client) = RmClient::new(
+                &url_like(&self.config.rm, &node),
+                Some(self.config.user.clone()),
+            ) else {
                 continue;
             };
             let mut client = client.with_timeout(self.config.request_timeout);
@@ -770,6 +772,7 @@ impl<F> Shell<F> {
 /// the allocation yet (its heartbeat answer and the AM's allocate answer
 /// race) or cannot be reached, for at most `timeout`.
 async fn start_on_node(
+    node_url: String,
     node: String,
     container: ContainerId,
     token: ContainerToken,
@@ -778,7 +781,7 @@ async fn start_on_node(
     done: mpsc::UnboundedSender<LaunchResult>,
 ) {
     let res = async {
-        let mut client = RmClient::new(&format!("http://{node}"), None)
+        let mut client = RmClient::new(&node_url, None)
             .map_err(|e| format!("node {node}: {e}"))?
             .with_timeout(timeout);
         let path = format!("/ws/v1/node/containers/{container}/start");

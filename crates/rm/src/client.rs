@@ -5,6 +5,11 @@
 //! The `weft` command's YARN-style subcommands (`cli`) and the load
 //! generator (`load`) use it; it knows paths and bodies, not what they mean.
 //!
+//! An `https://` address is called over TLS, trusting what the caller set
+//! (`RmClient::with_tls`), else what the process set for all its clients
+//! (`set_default_trust`: the `weft` command's `--ca-file`), else the
+//! system's roots (`tls`).
+//!
 //! A call waits for the RM as long as it takes unless the caller sets a
 //! timeout (`RmClient::with_timeout`): what is long enough depends on the
 //! caller. The `weft` command's one-shot clients and the load generator set
@@ -23,11 +28,12 @@ use tokio::net::TcpStream;
 
 use crate::dto::apps::NewApplicationDto;
 use crate::http::error::RemoteException;
+use crate::tls::{ClientTls, TlsError};
 
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The RM's address is not `[http://]host[:port][/]`.
+    /// The RM's address is not `[http[s]://]host[:port][/]`.
     #[error("invalid resource manager address {url:?}: {why}")]
     InvalidUrl {
         /// The address given.
@@ -43,6 +49,18 @@ pub enum ClientError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The TLS handshake failed: most often the RM's certificate is not
+    /// one the client trusts.
+    #[error("TLS with the resource manager at {addr} failed: {why}")]
+    Tls {
+        /// `host:port`.
+        addr: String,
+        /// Why, with what the client trusts.
+        why: String,
+    },
+    /// Whom to trust could not be worked out.
+    #[error(transparent)]
+    Trust(#[from] TlsError),
     /// The connection broke.
     #[error("HTTP exchange with the resource manager failed: {0}")]
     Http(#[from] hyper::Error),
@@ -88,12 +106,24 @@ pub struct Answer {
 /// means that RM, not a web server on port 80.
 pub const DEFAULT_RM_PORT: u16 = 8088;
 
+/// The port of YARN's RM HTTPS web address
+/// (`yarn.resourcemanager.webapp.https.address`), which an `https://`
+/// address without one means.
+pub const DEFAULT_RM_HTTPS_PORT: u16 = 8090;
+
 /// The `host:port` to connect to for an RM address typed as `host`,
-/// `host:port`, `http://host` or `http://host:port` (with an optional
-/// trailing `/`); a missing port is [`DEFAULT_RM_PORT`], an explicit one
-/// (even 80) is kept. Anything else is refused with what is wrong, rather
-/// than silently dropped (a path, a query) or sent somewhere unintended.
+/// `host:port`, `http[s]://host` or `http[s]://host:port` (with an optional
+/// trailing `/`); a missing port is [`DEFAULT_RM_PORT`] (for `https://`,
+/// [`DEFAULT_RM_HTTPS_PORT`]), an explicit one (even 80) is kept. Anything
+/// else is refused with what is wrong, rather than silently dropped (a
+/// path, a query) or sent somewhere unintended.
 pub fn rm_authority(url: &str) -> Result<String, ClientError> {
+    rm_target(url).map(|(_, authority)| authority)
+}
+
+/// Whether `url` is an `https://` address, and its `host:port` as
+/// [`rm_authority`] gives it.
+fn rm_target(url: &str) -> Result<(bool, String), ClientError> {
     let invalid = |why: String| ClientError::InvalidUrl {
         url: url.to_owned(),
         why,
@@ -104,14 +134,15 @@ pub fn rm_authority(url: &str) -> Result<String, ClientError> {
     if url.trim() != url {
         return Err(invalid("it has spaces around it".to_owned()));
     }
-    let rest = match url.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
+    let (https, rest) = match url.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => (false, rest),
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => (true, rest),
         Some((scheme, _)) => {
             return Err(invalid(format!(
-                "only http:// is supported, not {scheme}://"
+                "only http:// and https:// are supported, not {scheme}://"
             )));
         }
-        None => url,
+        None => (false, url),
     };
     let (authority, tail) = match rest.find(['/', '?', '#']) {
         Some(at) => rest.split_at(at),
@@ -158,6 +189,7 @@ pub fn rm_authority(url: &str) -> Result<String, ClientError> {
         return Err(invalid(format!("{host:?} is not a host name or address")));
     }
     let port = match port {
+        None if https => DEFAULT_RM_HTTPS_PORT,
         None => DEFAULT_RM_PORT,
         Some(p) => match p.parse::<u16>() {
             Ok(n) if n > 0 && p.bytes().all(|b| b.is_ascii_digit()) => n,
@@ -168,12 +200,39 @@ pub fn rm_authority(url: &str) -> Result<String, ClientError> {
             }
         },
     };
-    Ok(format!("{host}:{port}"))
+    Ok((https, format!("{host}:{port}")))
+}
+
+/// Whom every `https://` client of this process trusts unless told
+/// otherwise; set once, by the binary (the `weft` command's `--ca-file`).
+static DEFAULT_TRUST: std::sync::OnceLock<ClientTls> = std::sync::OnceLock::new();
+
+/// Makes `tls` what every `https://` client of this process trusts unless
+/// given its own (`RmClient::with_tls`); the first call wins, and later
+/// ones are refused with the trust in force. For the binary's start: the
+/// clients a command makes deep inside (the distributed shell's, the load
+/// generator's) then trust what the command line said.
+pub fn set_default_trust(tls: ClientTls) -> Result<(), ClientTls> {
+    DEFAULT_TRUST.set(tls)
+}
+
+/// `host:port` as a URL with the scheme of `like` (an RM address): the
+/// daemons of one cluster share `yarn.http.policy`, so an AM that reached
+/// the RM over HTTPS reaches the nodes the same way.
+pub fn url_like(like: &str, authority: &str) -> String {
+    let https = like
+        .split_once("://")
+        .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("https"));
+    let scheme = if https { "https" } else { "http" };
+    format!("{scheme}://{authority}")
 }
 
 /// A client for one RM.
 pub struct RmClient {
     authority: String,
+    /// `Some` for an `https://` address: whom to trust, `None` until set
+    /// or first needed (then the process's default, else the system's roots).
+    https: Option<Option<ClientTls>>,
     user: Option<String>,
     sender: Option<SendRequest<Full<Bytes>>>,
     /// How long one call may take, from connecting to the end of the body;
@@ -185,6 +244,7 @@ impl std::fmt::Debug for RmClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RmClient")
             .field("authority", &self.authority)
+            .field("https", &self.https.is_some())
             .field("user", &self.user)
             .field("timeout", &self.timeout)
             .finish()
@@ -194,8 +254,10 @@ impl std::fmt::Debug for RmClient {
 impl RmClient {
     /// A client for the RM at `url` (see [`rm_authority`]), calling as `user`.
     pub fn new(url: &str, user: Option<String>) -> Result<RmClient, ClientError> {
+        let (https, authority) = rm_target(url)?;
         Ok(RmClient {
-            authority: rm_authority(url)?,
+            authority,
+            https: https.then_some(None),
             user,
             sender: None,
             timeout: None,
@@ -209,9 +271,23 @@ impl RmClient {
         self
     }
 
+    /// The same client trusting `tls` for an `https://` address (a plain
+    /// `http://` one is called as before).
+    pub fn with_tls(mut self, tls: ClientTls) -> RmClient {
+        if self.https.is_some() {
+            self.https = Some(Some(tls));
+        }
+        self
+    }
+
     /// The `host:port` called.
     pub fn authority(&self) -> &str {
         &self.authority
+    }
+
+    /// Whether the RM is called over HTTPS.
+    pub fn is_https(&self) -> bool {
+        self.https.is_some()
     }
 
     async fn connect(&mut self) -> Result<&mut SendRequest<Full<Bytes>>, ClientError> {
@@ -223,11 +299,36 @@ impl RmClient {
                     source,
                 })?;
             let _ = stream.set_nodelay(true);
-            let (sender, conn) =
-                hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-            tokio::spawn(async move {
-                let _ = conn.await;
-            });
+            let sender = match &mut self.https {
+                None => {
+                    let (sender, conn) =
+                        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+                    tokio::spawn(async move {
+                        let _ = conn.await;
+                    });
+                    sender
+                }
+                Some(trust) => {
+                    let tls = match trust {
+                        Some(tls) => tls.clone(),
+                        None => {
+                            let tls = match DEFAULT_TRUST.get() {
+                                Some(tls) => tls.clone(),
+                                None => ClientTls::system()?,
+                            };
+                            *trust = Some(tls.clone());
+                            tls
+                        }
+                    };
+                    let stream = tls_handshake(&self.authority, &tls, stream).await?;
+                    let (sender, conn) =
+                        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+                    tokio::spawn(async move {
+                        let _ = conn.await;
+                    });
+                    sender
+                }
+            };
             self.sender = Some(sender);
         }
         let sender = self.sender.as_mut().expect("connected just above");
@@ -373,6 +474,62 @@ impl RmClient {
     }
 }
 
+/// The TLS handshake with the RM at `authority` over `stream`, checking
+/// its certificate against `tls`; a refusal says why in words.
+async fn tls_handshake(
+    authority: &str,
+    tls: &ClientTls,
+    stream: TcpStream,
+) -> Result<tokio_rustls::client::TlsStream<TcpStream>, ClientError> {
+    let failed = |why: String| ClientError::Tls {
+        addr: authority.to_owned(),
+        why,
+    };
+    let host = match authority.rsplit_once(':') {
+        Some((host, _)) => host.trim_start_matches('[').trim_end_matches(']'),
+        None => authority,
+    };
+    let name = rustls::pki_types::ServerName::try_from(host.to_owned()).map_err(|e| {
+        failed(format!(
+            "{host:?} cannot be checked against a certificate: {e}"
+        ))
+    })?;
+    tokio_rustls::TlsConnector::from(tls.config().clone())
+        .connect(name, stream)
+        .await
+        .map_err(|e| failed(handshake_error(&e, host, tls)))
+}
+
+/// Why a handshake failed, in an operator's words.
+fn handshake_error(e: &std::io::Error, host: &str, tls: &ClientTls) -> String {
+    use rustls::{CertificateError, Error};
+    let roots = tls.roots();
+    let Some(rustls_error) = e.get_ref().and_then(|i| i.downcast_ref::<Error>()) else {
+        return format!("the connection failed during the handshake: {e}");
+    };
+    match rustls_error {
+        Error::InvalidCertificate(CertificateError::UnknownIssuer) => format!(
+            "its certificate was refused: it is not signed by a certificate authority in {roots} (give the CA's certificate with --ca-file or WEFT_CA_FILE, or ssl.client.truststore.location in ssl-client.xml)"
+        ),
+        Error::InvalidCertificate(
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+        ) => format!(
+            "its certificate was refused: it is not issued for {host:?} (call the RM by a name its certificate lists)"
+        ),
+        Error::InvalidCertificate(
+            CertificateError::Expired | CertificateError::ExpiredContext { .. },
+        ) => "its certificate was refused: it has expired".to_owned(),
+        Error::InvalidCertificate(
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. },
+        ) => "its certificate was refused: it is not valid yet (check both machines' clocks)".to_owned(),
+        Error::InvalidCertificate(other) => {
+            format!("its certificate was refused ({roots} trusted): {other:?}")
+        }
+        Error::InvalidMessage(_) => "it did not answer in TLS: does it serve plain HTTP (yarn.http.policy HTTP_ONLY)? Call it with http://".to_owned(),
+        other => format!("{other}"),
+    }
+}
+
 /// Decodes a successful JSON answer, or turns an error answer into `ClientError::Remote`.
 pub fn decode<T: DeserializeOwned>(answer: &Answer) -> Result<T, ClientError> {
     if !answer.status.is_success() {
@@ -435,6 +592,11 @@ mod tests {
         assert_eq!(authority("http://rm:80"), "rm:80");
         assert_eq!(authority("rm:80/"), "rm:80");
         assert_eq!(authority("http://[::1]:9000"), "[::1]:9000");
+        // HTTPS without a port: the RM's HTTPS web port.
+        assert_eq!(authority("https://rm"), "rm:8090");
+        assert_eq!(authority("HTTPS://rm:443/"), "rm:443");
+        assert!(RmClient::new("https://rm", None).unwrap().is_https());
+        assert!(!RmClient::new("rm:8090", None).unwrap().is_https());
     }
 
     #[test]
@@ -444,8 +606,8 @@ mod tests {
             other => panic!("{url} gives {other:?}"),
         };
         assert_eq!(
-            why("https://rm:8090"),
-            "only http:// is supported, not https://"
+            why("ftp://rm:8090"),
+            "only http:// and https:// are supported, not ftp://"
         );
         assert_eq!(why(""), "it is empty");
         assert_eq!(why(" rm"), "it has spaces around it");

@@ -33,6 +33,7 @@ use weft_queue_tree::{Acl, AllocFileError, GroupFile, GroupFileError, LoadedAllo
 use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::groups::{GroupCacheSettings, GroupSource, MappingClass};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
+use crate::tls::{HttpPolicy, ServerTls, TlsError};
 use crate::topology::{Topology, TopologyError};
 
 use self::listing::{BadPattern, ConfListing, Redactor};
@@ -78,6 +79,9 @@ pub struct RmConfig {
     pub topology: Topology,
     /// The site files' properties as `GET /conf` shows them, as read now.
     pub listing: Arc<ConfListing>,
+    /// The key material HTTPS is served with: `Some` exactly when
+    /// `service.http_policy` is HTTPS_ONLY.
+    pub tls: Option<ServerTls>,
     /// What looked wrong without being fatal, one line each with file and position.
     pub warnings: Vec<String>,
 }
@@ -111,8 +115,17 @@ pub struct ServiceSettings {
     /// files set any of the three, else `127.0.0.1:8088`; `--listen`
     /// overrides it. The last is not Hadoop's default (`0.0.0.0:8088`): the
     /// API takes callers at their word (`user.name`), so an RM started with
-    /// nothing said listens where only its own machine reaches it.
+    /// nothing said listens where only its own machine reaches it. Under
+    /// HTTPS_ONLY, the same with `yarn.resourcemanager.webapp.https.address`
+    /// and port 8090.
     pub listen: ListenAddress,
+    /// `yarn.http.policy` (default HTTP_ONLY): whether the RM serves HTTPS,
+    /// and the scheme of the links it hands out.
+    pub http_policy: HttpPolicy,
+    /// `hadoop.ssl.server.conf` (default `ssl-server.xml`): the file,
+    /// relative to the configuration directory, naming the key material
+    /// HTTPS is served with.
+    pub ssl_server_conf: PathBuf,
     /// `weft.rm.alloc-file.reload-interval-ms` (default 10 s, Hadoop's
     /// constant): how often the allocation file's modification time is polled.
     pub alloc_reload_interval: Duration,
@@ -277,6 +290,8 @@ impl Default for ServiceSettings {
     fn default() -> ServiceSettings {
         ServiceSettings {
             listen: ListenAddress::Socket(SocketAddr::from(([127, 0, 0, 1], 8088))),
+            http_policy: HttpPolicy::HttpOnly,
+            ssl_server_conf: PathBuf::from(crate::tls::DEFAULT_SERVER_CONF),
             alloc_reload_interval: Duration::from_millis(10_000),
             alloc_min_age: Duration::from_millis(5_000),
             view_refresh: Duration::from_millis(100),
@@ -367,6 +382,15 @@ pub enum ConfigError {
         /// The pattern and what is wrong with it.
         error: BadPattern,
     },
+    /// HTTPS_ONLY, and its key material cannot be read or used.
+    #[error("cannot serve HTTPS (yarn.http.policy is HTTPS_ONLY): {0}")]
+    Tls(#[from] TlsError),
+    /// HTTPS_ONLY in a configuration from texts (the built-in copies),
+    /// which has no directory to find `ssl-server.xml` in.
+    #[error(
+        "yarn.http.policy is HTTPS_ONLY, which needs a configuration directory holding ssl-server.xml (weft rm --conf DIR)"
+    )]
+    HttpsWithoutDirectory,
 }
 
 /// One bad service property.
@@ -492,6 +516,11 @@ impl RmConfig {
         service.hosts_files = service.hosts_files.resolved(dir);
         service.rack_mapping = service.rack_mapping.resolved(dir);
         service.conf_dir = Some(dir.to_owned());
+        service.ssl_server_conf = resolve(dir, &service.ssl_server_conf.to_string_lossy());
+        let tls = match service.http_policy {
+            HttpPolicy::HttpOnly => None,
+            HttpPolicy::HttpsOnly => Some(ServerTls::load(&service.ssl_server_conf)?),
+        };
         let (topology, topology_warnings) = Topology::load(&service.rack_mapping)?;
         warnings.extend(topology_warnings);
         // Hadoop's default scheduler is not Weft's: a directory made for
@@ -521,6 +550,7 @@ impl RmConfig {
             dynamic_resources,
             topology,
             listing: Arc::new(site.listing),
+            tls,
             warnings,
         })
     }
@@ -543,6 +573,10 @@ impl RmConfig {
         warnings.extend(host_warnings);
         let (topology, topology_warnings) = Topology::load(&site.service.rack_mapping)?;
         warnings.extend(topology_warnings);
+        if site.service.http_policy.is_https() {
+            // The key material is named relative to a directory, and texts have none.
+            return Err(ConfigError::HttpsWithoutDirectory);
+        }
         Ok(RmConfig {
             source: ConfSource::Embedded,
             alloc_path: None,
@@ -554,6 +588,7 @@ impl RmConfig {
             dynamic_resources: DynamicResources::default(),
             topology,
             listing: Arc::new(site.listing),
+            tls: None,
             warnings,
         })
     }
@@ -859,6 +894,12 @@ mod names {
         "yarn.resourcemanager.decommissioning-nodes-watcher.wait-for-applications";
     pub(super) const TOPOLOGY_TIMEOUT: &str = "weft.rm.topology.timeout-ms";
     pub(super) const WEBAPP_ADDRESS: &str = "yarn.resourcemanager.webapp.address";
+    pub(super) const WEBAPP_HTTPS_ADDRESS: &str = "yarn.resourcemanager.webapp.https.address";
+    // Spelt out here (rather than `crate::tls`'s) for the listing's check
+    // that every name read is listed.
+    pub(super) const HTTP_POLICY: &str = "yarn.http.policy";
+    pub(super) const SSL_SERVER_CONF: &str = "hadoop.ssl.server.conf";
+    pub(super) const REQUIRE_CLIENT_CERT: &str = "hadoop.ssl.require.client.cert";
     pub(super) const RM_HOSTNAME: &str = "yarn.resourcemanager.hostname";
     pub(super) const BIND_HOST: &str = "yarn.resourcemanager.bind-host";
     pub(super) const SCHEDULER_CLASS: &str = "yarn.resourcemanager.scheduler.class";
@@ -874,6 +915,8 @@ mod names {
 
 /// Hadoop's port for the RM's web address.
 const HADOOP_WEBAPP_PORT: u16 = 8088;
+/// Hadoop's port for the RM's HTTPS web address.
+const HADOOP_WEBAPP_HTTPS_PORT: u16 = 8090;
 
 /// Hadoop ResourceManager settings Weft does not honour, by what they are
 /// for: each group found in the site files is warned about once, at its
@@ -914,10 +957,6 @@ const UNHONOURED: &[Unhonoured] = &[
             Matcher::Name("yarn.resourcemanager.keytab"),
         ],
         instead: "Weft has no Kerberos: a caller is whoever its user.name says, and the node and AM protocols are not authenticated, so run the RM where only trusted hosts reach it",
-    },
-    Unhonoured {
-        matchers: &[Matcher::Value("yarn.http.policy", "HTTPS_ONLY")],
-        instead: "Weft serves plain HTTP, without TLS; put a TLS proxy in front of it",
     },
 ];
 
@@ -976,11 +1015,27 @@ fn unhonoured_warnings(config: &HadoopConfig) -> Vec<(Location, String)> {
 /// The RM's web address as Hadoop works it out: `webapp.address`, by
 /// default `${yarn.resourcemanager.hostname}:8088` with the host name
 /// `0.0.0.0` when it is not set, and `bind-host`, when set, in place of
-/// its host. On a bad value, the property to blame and why.
-fn hadoop_listen(config: &HadoopConfig) -> Result<ListenAddress, (&'static str, &'static str)> {
-    let webapp = config.get(names::WEBAPP_ADDRESS);
+/// its host; under HTTPS_ONLY the same with `webapp.https.address` and
+/// port 8090. On a bad value, the property to blame and why.
+fn hadoop_listen(
+    config: &HadoopConfig,
+    policy: HttpPolicy,
+) -> Result<ListenAddress, (&'static str, &'static str)> {
+    let (name, default, port) = match policy {
+        HttpPolicy::HttpOnly => (
+            names::WEBAPP_ADDRESS,
+            "${yarn.resourcemanager.hostname}:8088",
+            HADOOP_WEBAPP_PORT,
+        ),
+        HttpPolicy::HttpsOnly => (
+            names::WEBAPP_HTTPS_ADDRESS,
+            "${yarn.resourcemanager.hostname}:8090",
+            HADOOP_WEBAPP_HTTPS_PORT,
+        ),
+    };
+    let webapp = config.get(name);
     let blame = if webapp.is_some() {
-        names::WEBAPP_ADDRESS
+        name
     } else {
         names::RM_HOSTNAME
     };
@@ -988,12 +1043,10 @@ fn hadoop_listen(config: &HadoopConfig) -> Result<ListenAddress, (&'static str, 
         blame,
         "does not make a host:port address such as rm1.example.com:8088",
     );
-    let raw = webapp.map_or("${yarn.resourcemanager.hostname}:8088", |p| {
-        p.raw_value.as_str()
-    });
+    let raw = webapp.map_or(default, |p| p.raw_value.as_str());
     let address = config
         .substitute_with_defaults(raw, &[(names::RM_HOSTNAME, "0.0.0.0")])
-        .and_then(|v| parse_host_port(v.trim(), HADOOP_WEBAPP_PORT))
+        .and_then(|v| parse_host_port(v.trim(), port))
         .ok_or(unusable)?;
     let bind_host = config.value(names::BIND_HOST).map(str::trim);
     match bind_host {
@@ -1064,6 +1117,29 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         }
     };
     let value = |name: &str| config.value(name).map(str::trim);
+    if let Some(v) = value(names::HTTP_POLICY) {
+        match HttpPolicy::parse(v) {
+            Ok(policy) => s.http_policy = policy,
+            Err(why) => bad(names::HTTP_POLICY, why),
+        }
+    }
+    if value(names::REQUIRE_CLIENT_CERT).is_some_and(|v| v != "false") {
+        bad(
+            names::REQUIRE_CLIENT_CERT,
+            "is not false: Weft does not ask clients for certificates (callers are who their user.name says); remove it or set false",
+        );
+    }
+    if let Some(v) = value(names::SSL_SERVER_CONF).filter(|v| !v.is_empty()) {
+        s.ssl_server_conf = PathBuf::from(v);
+    }
+    let webapp_address = match s.http_policy {
+        HttpPolicy::HttpOnly => names::WEBAPP_ADDRESS,
+        HttpPolicy::HttpsOnly => names::WEBAPP_HTTPS_ADDRESS,
+    };
+    if s.http_policy.is_https() {
+        s.listen =
+            ListenAddress::Socket(SocketAddr::from(([127, 0, 0, 1], HADOOP_WEBAPP_HTTPS_PORT)));
+    }
     if let Some(v) = value(names::LISTEN) {
         match v.parse() {
             Ok(a) => s.listen = ListenAddress::Socket(a),
@@ -1072,13 +1148,13 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
                 "is not a socket address such as 127.0.0.1:8088",
             ),
         }
-    } else if [names::WEBAPP_ADDRESS, names::RM_HOSTNAME, names::BIND_HOST]
+    } else if [webapp_address, names::RM_HOSTNAME, names::BIND_HOST]
         .iter()
         .any(|n| config.get(n).is_some())
     {
         // Only when a Hadoop file says where: Hadoop's own default,
         // every interface, is not Weft's (see `ServiceSettings::listen`).
-        match hadoop_listen(config) {
+        match hadoop_listen(config, s.http_policy) {
             Ok(a) => s.listen = a,
             Err((name, why)) => bad(name, why),
         }
@@ -1635,6 +1711,107 @@ mod tests {
         }
     }
 
+    #[test]
+    fn https_only_listens_on_the_https_address_with_the_key_material_beside() {
+        let pki = weft_test_support::tls::TestPki::new("test CA");
+        // Where the RM listens with this yarn-site.xml and the key material in place.
+        let listen = |name: &str, props: &[(&str, &str)]| -> String {
+            let dir = ConfDir::new(name, &[(YARN_SITE_FILE_NAME, &site(props))]);
+            pki.write_conf(&dir.0);
+            match dir.load() {
+                Ok(config) => {
+                    assert!(config.tls.is_some());
+                    assert_eq!(config.service.http_policy, HttpPolicy::HttpsOnly);
+                    config.service.listen.to_string()
+                }
+                Err(e) => dir.hide(&e.to_string()),
+            }
+        };
+        let https = ("yarn.http.policy", "HTTPS_ONLY");
+        // Nothing said: the HTTPS port on the loopback, as 8088 is for HTTP.
+        assert_eq!(listen("https-default", &[https]), "127.0.0.1:8090");
+        assert_eq!(
+            listen(
+                "https-address",
+                &[
+                    https,
+                    ("yarn.resourcemanager.webapp.address", "rm1:8088"),
+                    ("yarn.resourcemanager.webapp.https.address", "10.0.0.5:9443"),
+                ]
+            ),
+            "10.0.0.5:9443"
+        );
+        // Hadoop's default for the HTTPS address, from the host name.
+        assert_eq!(
+            listen(
+                "https-hostname",
+                &[https, ("yarn.resourcemanager.hostname", "10.0.0.6")]
+            ),
+            "10.0.0.6:8090"
+        );
+        assert_eq!(
+            listen(
+                "https-listen",
+                &[https, ("weft.rm.listen", "127.0.0.1:7443")]
+            ),
+            "127.0.0.1:7443"
+        );
+        // Hadoop names the resource in core-site.xml; here any site file will do.
+        assert_eq!(
+            listen(
+                "https-resource",
+                &[https, ("hadoop.ssl.server.conf", "nowhere/ssl-server.xml")]
+            ),
+            "cannot serve HTTPS (yarn.http.policy is HTTPS_ONLY): cannot read <dir>/nowhere/ssl-server.xml (the SSL resource hadoop.ssl.server.conf names): No such file or directory (os error 2)"
+        );
+        // HTTP_ONLY reads no key material, even where it is broken.
+        let dir = ConfDir::new(
+            "http-only",
+            &[
+                (
+                    YARN_SITE_FILE_NAME,
+                    &site(&[("yarn.http.policy", "http_only")]),
+                ),
+                ("ssl-server.xml", "<configuration>"),
+            ],
+        );
+        let config = dir.load().unwrap();
+        assert!(config.tls.is_none());
+        assert_eq!(config.service.listen.to_string(), "127.0.0.1:8088");
+    }
+
+    #[test]
+    fn bad_https_settings_are_located() {
+        assert_eq!(names::HTTP_POLICY, crate::tls::POLICY_PROPERTY);
+        assert_eq!(names::SSL_SERVER_CONF, crate::tls::SERVER_CONF_PROPERTY);
+        assert_eq!(
+            names::REQUIRE_CLIENT_CERT,
+            crate::tls::REQUIRE_CLIENT_CERT_PROPERTY
+        );
+        let err =
+            |props: &[(&str, &str)]| match RmConfig::from_texts(&site(props), "<allocations/>") {
+                Ok(_) => "accepted".to_owned(),
+                Err(e) => e.to_string(),
+            };
+        expect![[r#"
+            built-in weft-site.xml: invalid service settings:
+              line 2, column 40: property yarn.http.policy: "HTTP_AND_HTTPS" is not a policy Weft has: it serves one scheme on one address, HTTP_ONLY or HTTPS_ONLY
+              line 3, column 54: property hadoop.ssl.require.client.cert: "true" is not false: Weft does not ask clients for certificates (callers are who their user.name says); remove it or set false"#]]
+        .assert_eq(&err(&[
+            ("yarn.http.policy", "HTTP_AND_HTTPS"),
+            ("hadoop.ssl.require.client.cert", "true"),
+        ]));
+        assert_eq!(
+            err(&[("yarn.http.policy", "SSL")]),
+            "built-in weft-site.xml: invalid service settings:\n  line 2, column 40: property yarn.http.policy: \"SSL\" is not HTTP_ONLY or HTTPS_ONLY"
+        );
+        // The built-in copies have no directory to find ssl-server.xml in.
+        assert_eq!(
+            err(&[("yarn.http.policy", "HTTPS_ONLY")]),
+            "yarn.http.policy is HTTPS_ONLY, which needs a configuration directory holding ssl-server.xml (weft rm --conf DIR)"
+        );
+    }
+
     /// A Hadoop cluster's yarn-site.xml, as it would be found in /etc/hadoop/conf.
     const HADOOP_YARN_SITE: &str = r#"<configuration>
   <property><name>yarn.resourcemanager.hostname</name><value>rm1.example.com</value></property>
@@ -1884,7 +2061,6 @@ mod tests {
             ("yarn.resourcemanager.webapp.address.rm1", "rm1:8088"),
             ("hadoop.security.authentication", "kerberos"),
             ("yarn.resourcemanager.principal", "rm/_HOST@EXAMPLE.COM"),
-            ("yarn.http.policy", "HTTPS_ONLY"),
             ("yarn.resourcemanager.admin.address", "rm1:8033"),
             ("yarn.nodemanager.local-dirs", "/data/yarn"),
             ("mapreduce.framework.name", "yarn"),
@@ -1894,8 +2070,7 @@ mod tests {
             [
                 "built-in weft-site.xml: line 2, column 55: yarn.resourcemanager.ha.enabled is ignored: Weft has no ResourceManager high availability: this RM runs alone, and the per-RM names (yarn.resourcemanager.*.<rm-id>) are not read",
                 "built-in weft-site.xml: line 5, column 54: hadoop.security.authentication, yarn.resourcemanager.principal are ignored: Weft has no Kerberos: a caller is whoever its user.name says, and the node and AM protocols are not authenticated, so run the RM where only trusted hosts reach it",
-                "built-in weft-site.xml: line 7, column 40: yarn.http.policy is ignored: Weft serves plain HTTP, without TLS; put a TLS proxy in front of it",
-                "built-in weft-site.xml: line 8, column 58: yarn.resourcemanager.admin.address is ignored: Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
+                "built-in weft-site.xml: line 7, column 58: yarn.resourcemanager.admin.address is ignored: Weft speaks no Hadoop RPC: clients, node agents and application masters reach it over HTTP at its listen address (weft.rm.listen, else yarn.resourcemanager.webapp.address)",
             ]
         "#]]
         .assert_debug_eq(&config.warnings);

@@ -470,9 +470,10 @@ where
 /// `Location` header value for an app: an absolute URL, as Hadoop writes
 /// it (the request's URL plus the id), because scripts fetch it as given
 /// and an HTTP library refuses a URL with no scheme and host. The host is
-/// the request's `Host` when it is a valid authority (Weft serves plain
-/// HTTP); without one the path alone is given.
-pub(crate) fn app_location(app: AppId, host: Option<&HeaderValue>) -> HeaderValue {
+/// the request's `Host` when it is a valid authority, the scheme the
+/// policy's (`https` under HTTPS_ONLY); without a host the path alone is
+/// given.
+pub(crate) fn app_location(scheme: &str, app: AppId, host: Option<&HeaderValue>) -> HeaderValue {
     let path = format!("/ws/v1/cluster/apps/{app}");
     let authority = host
         .and_then(|h| h.to_str().ok())
@@ -480,7 +481,7 @@ pub(crate) fn app_location(app: AppId, host: Option<&HeaderValue>) -> HeaderValu
         // user:password@ has no place in a URL handed back to everyone.
         .filter(|a| !a.as_str().contains('@'));
     let text = match authority {
-        Some(a) => format!("http://{a}{path}"),
+        Some(a) => format!("{scheme}://{a}{path}"),
         None => path,
     };
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("/ws/v1/cluster/apps"))

@@ -48,6 +48,7 @@ pub mod server;
 pub mod state_store;
 #[cfg(test)]
 mod testing;
+pub mod tls;
 pub mod token;
 pub mod topology;
 pub mod utilization;

@@ -5,13 +5,15 @@
 //! actor so it flushes the event log).
 //!
 //! Signals are the binary's business: `serve` takes any future as the
-//! shutdown trigger.
+//! shutdown trigger. Under HTTPS_ONLY the listener is wrapped in `tls`'s
+//! `TlsListener`; the router, the shutdown and the callers' addresses are
+//! the same either way.
 
 use std::future::{Future, IntoFuture};
 use std::sync::Arc;
 
 use axum::Router;
-use axum::serve::ListenerExt;
+use axum::serve::{Listener, ListenerExt};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
@@ -30,6 +32,7 @@ use crate::metrics::Metrics;
 use crate::reload::Reloader;
 use crate::state_store::drains::DrainStore;
 use crate::state_store::{StateStore, StateStoreError};
+use crate::tls::{ServerTls, TlsListener};
 use crate::token::{TokenError, TokenSource};
 use crate::topology::RackResolver;
 
@@ -109,6 +112,8 @@ pub struct Service {
     stop_background: watch::Sender<bool>,
     background: Vec<JoinHandle<()>>,
     reload_interval: std::time::Duration,
+    /// The key material `serve` serves HTTPS with; `None`: plain HTTP.
+    tls: Option<ServerTls>,
 }
 
 impl Service {
@@ -208,6 +213,7 @@ impl Service {
             log_levels: embedding.log_levels,
         });
         let (stop_background, _) = watch::channel(false);
+        let tls = config.tls.clone();
         let mut service = Service {
             state,
             handle,
@@ -220,6 +226,7 @@ impl Service {
             reload_interval: std::time::Duration::from_millis(
                 config.service.alloc_reload_interval.as_millis(),
             ),
+            tls,
         };
         service.spawn_background();
         Ok(service)
@@ -269,29 +276,37 @@ impl Service {
         &self.metrics
     }
 
-    /// Serves HTTP on `listener` until `shutdown` resolves, then stops everything.
+    /// Serves HTTP (HTTPS under HTTPS_ONLY) on `listener` until `shutdown`
+    /// resolves, then stops everything.
     pub async fn serve(
         mut self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        let listener = listener.tap_io(|tcp| {
-            // Small request/answer exchanges: do not let Nagle hold them back.
-            let _ = tcp.set_nodelay(true);
-        });
         let (stop_http, stop_http_rx) = oneshot::channel::<()>();
-        let server = tokio::spawn(
-            axum::serve(
-                listener,
-                // The callers' addresses, for the audit log.
-                self.router()
-                    .into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = stop_http_rx.await;
-            })
-            .into_future(),
-        );
+        let stopped = async move {
+            let _ = stop_http_rx.await;
+        };
+        let server = match &self.tls {
+            None => {
+                let listener = listener.tap_io(|tcp| {
+                    // Small request/answer exchanges: do not let Nagle hold them back.
+                    let _ = tcp.set_nodelay(true);
+                });
+                tokio::spawn(serve_router(listener, self.router(), stopped))
+            }
+            Some(tls) => {
+                tracing::info!(certificate = %tls.certificate().display(), "serving HTTPS");
+                let listener = TlsListener::new(listener, tls)?;
+                // `tap_io` only for axum's `ConnectInfo` over any listener;
+                // the TLS listener sets `nodelay` itself.
+                tokio::spawn(serve_router(
+                    listener.tap_io(|_| {}),
+                    self.router(),
+                    stopped,
+                ))
+            }
+        };
         let mut actor_died = false;
         if let Some(actor) = &mut self.actor {
             tokio::select! {
@@ -328,6 +343,28 @@ impl Service {
             let _ = actor.await;
         }
     }
+}
+
+/// Serves `router` on `listener` until `stopped` resolves, with the
+/// callers' addresses (`ConnectInfo<SocketAddr>`) for the audit log and
+/// `/logLevel`. Shared by the RM and the node agents, over TCP or TLS.
+pub async fn serve_router<L>(
+    listener: L,
+    router: Router,
+    stopped: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()>
+where
+    L: Listener<Addr = std::net::SocketAddr>,
+    for<'a> std::net::SocketAddr:
+        axum::extract::connect_info::Connected<axum::serve::IncomingStream<'a, L>>,
+{
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(stopped)
+    .into_future()
+    .await
 }
 
 /// The state store in `dir`, what it holds, and `clock` with its time

@@ -11,6 +11,13 @@
 //! `yarn.admin.acl`, `hadoop.security.instrumentation.requires.admin` and
 //! `yarn.webapp.filter-entity-list-by-user`.
 //!
+//! Under `yarn.http.policy` HTTPS_ONLY in the configuration directory, the
+//! RM and the nodes serve HTTPS with the RM's key material (`ssl-server.xml`),
+//! and every client of the process, nodes and demo apps included, trusts
+//! what the directory's `ssl-client.xml` says (else `--ca-file`, else the
+//! system's roots); the RM is called `localhost`, which its certificate
+//! must list.
+//!
 //! A node agent that ends on its own (the RM refused or decommissioned it,
 //! `weft rmadmin -refreshNodes` with a `--conf` naming hosts files) is
 //! reported, and the cluster runs on without it; one that ends before the
@@ -96,7 +103,17 @@ pub(crate) async fn run(
         },
         instrumentation_requires_admin: config.service.instrumentation_requires_admin,
         filter_entity_list_by_user: config.service.filter_entity_list_by_user,
+        http_policy: config.service.http_policy,
+        server_tls: config.tls.clone(),
     };
+    if let (Some(tls), Some(dir)) = (&config.tls, &dir) {
+        tracing::info!(certificate = %tls.certificate().display(), "serving HTTPS");
+        let client_conf = dir.join(weft_rm::tls::DEFAULT_CLIENT_CONF);
+        if let Some(trust) = weft_rm::tls::ClientTls::from_client_conf(&client_conf)? {
+            // `--ca-file`, when given, was set first and stays.
+            let _ = weft_rm::client::set_default_trust(trust);
+        }
+    }
     // One process, one filter: the RM's /logLevel and every node's change
     // the same levels.
     let embedding = Embedding {
@@ -111,7 +128,11 @@ pub(crate) async fn run(
         )
     })?;
     let rm_addr = listener.local_addr()?;
-    let rm_url = format!("http://{rm_addr}");
+    let rm_url = match access.http_policy {
+        // The name a certificate for this machine is likeliest to list.
+        weft_rm::tls::HttpPolicy::HttpsOnly => format!("https://localhost:{}", rm_addr.port()),
+        weft_rm::tls::HttpPolicy::HttpOnly => format!("http://{rm_addr}"),
+    };
     let (stop_rm, rm_stopped) = tokio::sync::oneshot::channel::<()>();
     let rm_task = tokio::spawn(service.serve(listener, async move {
         let _ = rm_stopped.await;
@@ -171,6 +192,10 @@ struct NodeAccess {
     instrumentation_requires_admin: bool,
     /// `yarn.webapp.filter-entity-list-by-user`.
     filter_entity_list_by_user: bool,
+    /// `yarn.http.policy`.
+    http_policy: weft_rm::tls::HttpPolicy,
+    /// The RM's key material, which the nodes serve HTTPS with too.
+    server_tls: Option<weft_rm::tls::ServerTls>,
 }
 
 async fn start_node(
@@ -192,6 +217,8 @@ async fn start_node(
     config.acl = access.acl.clone();
     config.instrumentation_requires_admin = access.instrumentation_requires_admin;
     config.filter_entity_list_by_user = access.filter_entity_list_by_user;
+    config.http_policy = access.http_policy;
+    config.server_tls = access.server_tls.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     Ok(NodeManager::start_with(config, listener, embedding.clone()).await?)
 }
@@ -223,9 +250,9 @@ async fn session(
     });
     for n in nodes {
         print(format!(
-            "  node {} at http://{}\n",
+            "  node {} at {}\n",
             n.node_id(),
-            n.http_address()
+            weft_rm::client::url_like(rm_url, n.http_address())
         ));
     }
     if !a.no_demo {

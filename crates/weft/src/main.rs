@@ -55,6 +55,11 @@ struct Weft {
     /// Log format on standard error.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// PEM file of the certificate authorities to trust when calling an
+    /// https:// RM or node (default: the system's trusted certificates; a
+    /// node agent's own ssl-client.xml wins over it).
+    #[arg(long, global = true, env = "WEFT_CA_FILE", value_name = "PEM")]
+    ca_file: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -124,7 +129,7 @@ struct RmArgs {
 
 #[derive(Args, Debug)]
 struct Client {
-    /// The ResourceManager's address: host, host:port or http://host:port (port 8088 when none is given).
+    /// The ResourceManager's address: host, host:port, http://host:port or https://host:port (port 8088, or 8090 for https, when none is given).
     #[arg(long = "rm", global = true, default_value = "http://127.0.0.1:8088", value_parser = rm_address)]
     rm: String,
     /// The user to act as (Hadoop's user.name; default: $USER).
@@ -429,7 +434,7 @@ impl RmadminArgs {
 
 #[derive(Args, Debug)]
 struct LoadArgs {
-    /// The ResourceManager's address: host, host:port or http://host:port (port 8088 when none is given).
+    /// The ResourceManager's address: host, host:port, http://host:port or https://host:port (port 8088, or 8090 for https, when none is given).
     #[arg(long, default_value = "http://127.0.0.1:8088", value_parser = rm_address)]
     rm: String,
     /// Simulated NodeManagers.
@@ -577,6 +582,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(path) = &args.ca_file {
+        match weft_rm::tls::ClientTls::from_ca_file(path, "--ca-file or WEFT_CA_FILE") {
+            Ok(trust) => {
+                let _ = weft_rm::client::set_default_trust(trust);
+            }
+            Err(e) => {
+                eprintln!("weft: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     match runtime.block_on(run(args.command, log_levels)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -1334,7 +1350,7 @@ mod tests {
     fn a_bad_rm_address_is_a_usage_error() {
         for line in [
             "weft application -list --rm rm:x",
-            "weft node -list --rm https://rm:8088",
+            "weft node -list --rm ftp://rm:8088",
             "weft load --rm http://rm:8088/ws",
         ] {
             let e = Weft::try_parse_from(args(line))
@@ -1352,6 +1368,12 @@ mod tests {
             panic!("parsed as {:?}", parsed.command)
         };
         assert_eq!(a.client.client.rm, "rm1");
+        // HTTPS is an address like another; whom to trust is --ca-file's.
+        let parsed = Weft::try_parse_from(args(
+            "weft node -list --rm https://rm1 --ca-file /etc/weft/ca.pem",
+        ))
+        .unwrap();
+        assert_eq!(parsed.ca_file, Some(PathBuf::from("/etc/weft/ca.pem")));
     }
 
     #[test]

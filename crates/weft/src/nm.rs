@@ -4,7 +4,12 @@
 //!
 //! The agent is `weft_nm::NodeManager`; this module turns flags (and the
 //! `--site` file's health-checker and ACL properties) into its settings,
-//! and hands it the process's logging filter for its `/logLevel`.
+//! and hands it the process's logging filter for its `/logLevel`. Under
+//! `yarn.http.policy` HTTPS_ONLY in the site file, the agent serves HTTPS
+//! with the key material of `ssl-server.xml` beside it, listens by default
+//! where HTTPS is expected (`yarn.nodemanager.webapp.https.address`, else
+//! 127.0.0.1:8044) and calls the RM at `https://127.0.0.1:8090` unless
+//! `--rm` says otherwise.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,9 +30,10 @@ const MAX_MS: u64 = 3_600_000;
 
 #[derive(Args, Debug)]
 pub(crate) struct NmArgs {
-    /// The ResourceManager's address.
-    #[arg(long, default_value = "http://127.0.0.1:8088")]
-    rm: String,
+    /// The ResourceManager's address (default: http://127.0.0.1:8088, or
+    /// https://127.0.0.1:8090 when the site file says HTTPS_ONLY).
+    #[arg(long)]
+    rm: Option<String>,
     /// Memory offered to containers, in MB.
     #[arg(long, default_value_t = 8192)]
     memory_mb: u64,
@@ -41,9 +47,11 @@ pub(crate) struct NmArgs {
     /// directory in the system's temporary directory).
     #[arg(long)]
     work_dir: Option<PathBuf>,
-    /// Address the node's HTTP API listens on.
-    #[arg(long, default_value = "127.0.0.1:8042")]
-    listen: SocketAddr,
+    /// Address the node's HTTP API listens on (default: 127.0.0.1:8042;
+    /// under HTTPS_ONLY yarn.nodemanager.webapp.https.address, else
+    /// 127.0.0.1:8044).
+    #[arg(long)]
+    listen: Option<SocketAddr>,
     /// The host:port AMs reach this node at (default: the host name when
     /// listening on every address, else the listening address).
     #[arg(long)]
@@ -68,8 +76,9 @@ pub(crate) struct NmArgs {
     /// A Hadoop-style yarn-site.xml; the agent reads its node health script
     /// settings (yarn.nodemanager.health-checker.*), who may change its log
     /// levels (yarn.acl.enable, yarn.admin.acl) and whether only they may
-    /// read its /jmx (hadoop.security.instrumentation.requires.admin), and
-    /// ignores the rest.
+    /// read its /jmx (hadoop.security.instrumentation.requires.admin),
+    /// whether it serves HTTPS (yarn.http.policy, with ssl-server.xml and
+    /// ssl-client.xml beside the file), and ignores the rest.
     #[arg(long)]
     site: Option<PathBuf>,
 }
@@ -80,7 +89,7 @@ impl NmArgs {
             .work_dir
             .unwrap_or_else(|| std::env::temp_dir().join("weft-nm"));
         let mut config = NmConfig::new(
-            self.rm,
+            self.rm.clone().unwrap_or_default(),
             Resource::new(self.memory_mb, self.vcores),
             work_dir,
         );
@@ -105,8 +114,27 @@ impl NmArgs {
             for w in warnings {
                 tracing::warn!("{w}");
             }
+            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            weft_nm::config::load_tls(&mut config, dir)?;
         }
-        Ok((config, self.listen))
+        let https = config.http_policy.is_https();
+        if self.rm.is_none() {
+            config.rm = if https {
+                "https://127.0.0.1:8090"
+            } else {
+                "http://127.0.0.1:8088"
+            }
+            .to_owned();
+        }
+        let listen = match self.listen {
+            Some(a) => a,
+            None if https => config.https_address.unwrap_or(SocketAddr::from((
+                [127, 0, 0, 1],
+                weft_nm::config::DEFAULT_HTTPS_PORT,
+            ))),
+            None => SocketAddr::from(([127, 0, 0, 1], 8042)),
+        };
+        Ok((config, listen))
     }
 }
 
@@ -220,6 +248,21 @@ mod tests {
         let cmd = Cmd::parse_from(["nm", "--site", &site.display().to_string()]);
         let e = cmd.nm.config().unwrap_err().to_string();
         assert!(e.contains("/no/such/script\" does not exist"), "{e}");
+        // HTTPS_ONLY needs the key material beside the site file.
+        std::fs::write(
+            &site,
+            "<configuration><property><name>yarn.http.policy</name><value>HTTPS_ONLY</value></property></configuration>",
+        )
+        .unwrap();
+        let cmd = Cmd::parse_from(["nm", "--site", &site.display().to_string()]);
+        let e = cmd.nm.config().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "cannot read {} (the SSL resource hadoop.ssl.server.conf names): No such file or directory (os error 2)",
+                dir.join("ssl-server.xml").display()
+            )
+        );
         let _ = std::fs::remove_dir_all(&dir);
         let e = Cmd::try_parse_from(["nm", "--monitor-interval-ms", "0"])
             .err()

@@ -247,10 +247,10 @@ fn a_bad_rm_address_is_a_usage_error_saying_what_is_wrong() {
         "{err}"
     );
     assert_eq!(o.status.code(), Some(2), "{err}");
-    let o = weft_alone(&["load", "--rm", "https://rm:8088"]);
+    let o = weft_alone(&["load", "--rm", "ftp://rm:8088"]);
     let err = stderr(&o);
     assert!(
-        err.contains("only http:// is supported, not https://"),
+        err.contains("only http:// and https:// are supported, not ftp://"),
         "{err}"
     );
     assert_eq!(o.status.code(), Some(2), "{err}");

@@ -66,6 +66,8 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("hadoop.security.groups.negative-cache.secs", "30"),
     ("hadoop.security.instrumentation.requires.admin", "false"),
     (SENSITIVE_KEYS_PROPERTY, DEFAULT_SENSITIVE_KEYS_TEXT),
+    ("hadoop.ssl.require.client.cert", "false"),
+    ("hadoop.ssl.server.conf", "ssl-server.xml"),
     (
         "net.topology.node.switch.mapping.impl",
         "org.apache.hadoop.net.ScriptBasedMapping",
@@ -88,6 +90,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("yarn.admin.acl", "*"),
     ("yarn.am.liveness-monitor.expiry-interval-ms", "600000"),
     ("yarn.cluster.max-application-priority", "0"),
+    ("yarn.http.policy", "HTTP_ONLY"),
     ("yarn.nm.liveness-monitor.expiry-interval-ms", "600000"),
     ("yarn.resource-types.memory-mb.increment-allocation", "1024"),
     ("yarn.resource-types.vcores.increment-allocation", "1"),
@@ -167,6 +170,10 @@ pub const NOT_LISTED: &[(&str, &str)] = &[
         "the address follows yarn.resourcemanager.webapp.address when a file sets that",
     ),
     ("yarn.resourcemanager.webapp.address", "the listen address"),
+    (
+        "yarn.resourcemanager.webapp.https.address",
+        "the listen address under HTTPS_ONLY",
+    ),
     ("yarn.resourcemanager.hostname", "the listen address"),
     ("yarn.resourcemanager.bind-host", "the listen address"),
     (
@@ -195,7 +202,6 @@ pub const NOT_LISTED: &[(&str, &str)] = &[
     ("hadoop.security.authentication", "only warned about"),
     ("yarn.resourcemanager.principal", "only warned about"),
     ("yarn.resourcemanager.keytab", "only warned about"),
-    ("yarn.http.policy", "only warned about"),
     (
         "yarn.scheduler.fair.preemptionInterval",
         "ignored with a warning",

@@ -132,7 +132,11 @@ pub(super) async fn submit(
             StatusCode::ACCEPTED,
             [(
                 header::LOCATION,
-                app_location(app, headers.get(header::HOST)),
+                app_location(
+                    s.0.service.http_policy.scheme(),
+                    app,
+                    headers.get(header::HOST),
+                ),
             )],
         )
             .into_response()),
