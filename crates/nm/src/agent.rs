@@ -445,18 +445,13 @@ impl NodeManager {
             started_ms,
             health: health_rx,
         };
-        // Before the agent starts, so that nothing is left running on
-        // failure: `Ok` serves TLS, `Err` hands the plain listener back.
+        // Before the agent starts, so that nothing is left running on failure.
         let listener =
-            match &agent.config.server_tls {
-                None => Err(listener),
-                Some(tls) => Ok(weft_rm::tls::TlsListener::new(listener, tls).map_err(
-                    |source| NmStartError::Io {
-                        what: "cannot serve HTTPS".to_owned(),
-                        source,
-                    },
-                )?),
-            };
+            weft_rm::server::HttpListener::new(listener, agent.config.server_tls.as_ref())
+                .map_err(|source| NmStartError::Io {
+                    what: "cannot serve HTTPS".to_owned(),
+                    source,
+                })?;
         let agent_task = tokio::spawn(agent.run(commands, exits, stop_rx.clone()));
         let mut server_stop = stop_rx;
         let mut agent_ended = ended.clone();
@@ -468,14 +463,7 @@ impl NodeManager {
             }
         };
         // The callers' addresses reach `/logLevel`'s log line either way.
-        let serve = match listener {
-            Err(tcp) => tokio::spawn(weft_rm::server::serve_router(tcp, api, stopped)),
-            Ok(tls) => tokio::spawn(weft_rm::server::serve_router(
-                axum::serve::ListenerExt::tap_io(tls, |_| {}),
-                api,
-                stopped,
-            )),
-        };
+        let serve = tokio::spawn(listener.serve(api, stopped));
         let server = tokio::spawn(async move {
             if let Ok(Err(e)) = serve.await {
                 tracing::error!(error = %e, "the node's HTTP API stopped");

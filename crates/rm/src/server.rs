@@ -287,26 +287,11 @@ impl Service {
         let stopped = async move {
             let _ = stop_http_rx.await;
         };
-        let server = match &self.tls {
-            None => {
-                let listener = listener.tap_io(|tcp| {
-                    // Small request/answer exchanges: do not let Nagle hold them back.
-                    let _ = tcp.set_nodelay(true);
-                });
-                tokio::spawn(serve_router(listener, self.router(), stopped))
-            }
-            Some(tls) => {
-                tracing::info!(certificate = %tls.certificate().display(), "serving HTTPS");
-                let listener = TlsListener::new(listener, tls)?;
-                // `tap_io` only for axum's `ConnectInfo` over any listener;
-                // the TLS listener sets `nodelay` itself.
-                tokio::spawn(serve_router(
-                    listener.tap_io(|_| {}),
-                    self.router(),
-                    stopped,
-                ))
-            }
-        };
+        if let Some(tls) = &self.tls {
+            tracing::info!(certificate = %tls.certificate().display(), "serving HTTPS");
+        }
+        let listener = HttpListener::new(listener, self.tls.as_ref())?;
+        let server = tokio::spawn(listener.serve(self.router(), stopped));
         let mut actor_died = false;
         if let Some(actor) = &mut self.actor {
             tokio::select! {
@@ -345,10 +330,51 @@ impl Service {
     }
 }
 
+/// A bound port, served as plain HTTP or, with key material, as HTTPS.
+///
+/// Made before the daemon starts anything else, so that a port that
+/// cannot serve stops the start with nothing left running.
+pub enum HttpListener {
+    /// Plain HTTP.
+    Plain(TcpListener),
+    /// HTTPS: handshakes already under way in the listener's own task.
+    Tls(TlsListener),
+}
+
+impl HttpListener {
+    /// `listener` served with `tls` when given, else as plain HTTP.
+    pub fn new(listener: TcpListener, tls: Option<&ServerTls>) -> std::io::Result<HttpListener> {
+        Ok(match tls {
+            None => HttpListener::Plain(listener),
+            Some(tls) => HttpListener::Tls(TlsListener::new(listener, tls)?),
+        })
+    }
+
+    /// Serves `router` until `stopped` resolves.
+    pub async fn serve(
+        self,
+        router: Router,
+        stopped: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        match self {
+            HttpListener::Plain(tcp) => {
+                let tcp = tcp.tap_io(|tcp| {
+                    // Small request/answer exchanges: do not let Nagle hold them back.
+                    let _ = tcp.set_nodelay(true);
+                });
+                serve_router(tcp, router, stopped).await
+            }
+            // `tap_io` only for axum's `ConnectInfo`, which it implements
+            // for tapped listeners; the TLS listener sets `nodelay` itself.
+            HttpListener::Tls(tls) => serve_router(tls.tap_io(|_| {}), router, stopped).await,
+        }
+    }
+}
+
 /// Serves `router` on `listener` until `stopped` resolves, with the
 /// callers' addresses (`ConnectInfo<SocketAddr>`) for the audit log and
 /// `/logLevel`. Shared by the RM and the node agents, over TCP or TLS.
-pub async fn serve_router<L>(
+async fn serve_router<L>(
     listener: L,
     router: Router,
     stopped: impl Future<Output = ()> + Send + 'static,
