@@ -4,19 +4,21 @@
 //! the `yarn.nodemanager.health-checker.*` ones, `yarn.acl.enable` and
 //! `yarn.admin.acl` for who may use its `/logLevel`, and
 //! `hadoop.security.instrumentation.requires.admin` for who may read its
-//! `/jmx`.
+//! `/jmx`, and `weft.nm.secret.file`, the RM's node secret the agent shows
+//! (read here, with the RM's own checks, from `weft_rm::node_secret`).
 //!
-//! Reading flags and files is the `weft` command's job; this module only
+//! Reading flags and the site file is the `weft` command's job; this module
 //! holds values and checks them. Running the health script is `health`'s.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use weft_model::{NodeId, Resource};
 use weft_queue_tree::Acl;
 use weft_queue_tree::site::{self, HadoopConfig, Location, SiteError};
 use weft_rm::access::AclSettings;
+use weft_rm::node_secret::{self, NodeSecret};
 
 /// How a container's memory limit is enforced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -81,6 +83,9 @@ pub struct NmConfig {
     /// view rather than withholding their reports; nothing changes while
     /// `acl` is off.
     pub filter_entity_list_by_user: bool,
+    /// The RM's node secret (`weft.nm.secret.file`), shown on every call of
+    /// the node protocol; `None` for an RM that does not authenticate nodes.
+    pub node_secret: Option<NodeSecret>,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -179,6 +184,7 @@ impl NmConfig {
             },
             instrumentation_requires_admin: false,
             filter_entity_list_by_user: false,
+            node_secret: None,
         }
     }
 }
@@ -308,6 +314,18 @@ pub fn read_site(
     if let Some(p) = site.get(names::ADMIN_ACL) {
         // Untrimmed: a leading space is what makes an ACL of groups only.
         config.acl.admins = Acl::parse(&p.value);
+    }
+    match value(node_secret::PROPERTY) {
+        None | Some("") => {}
+        Some(path) => {
+            // Relative to the site file, as the RM resolves it against its
+            // configuration directory.
+            let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+            match NodeSecret::read(&dir.join(path)) {
+                Ok(secret) => config.node_secret = Some(secret),
+                Err(e) => bad(node_secret::PROPERTY, e.to_string()),
+            }
+        }
     }
     if !problems.is_empty() {
         problems.sort_by_key(|p| p.location);

@@ -33,6 +33,7 @@ use weft_queue_tree::{Acl, AllocFileError, GroupFile, GroupFileError, LoadedAllo
 use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::groups::{GroupCacheSettings, GroupSource, MappingClass};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
+use crate::node_secret::{NodeSecret, NodeSecretError};
 use crate::topology::{Topology, TopologyError};
 
 use self::listing::{BadPattern, ConfListing, Redactor};
@@ -203,6 +204,13 @@ pub struct ServiceSettings {
     /// built-in copies); `refresh-nodes` reads its site files again.
     /// Not a property: set when the directory is loaded.
     pub conf_dir: Option<PathBuf>,
+    /// `weft.nm.secret.file` (default none; relative to the configuration
+    /// directory): the file holding the secret every node protocol call
+    /// must show (`node_secret`).
+    pub node_secret_file: Option<PathBuf>,
+    /// The secret read from `node_secret_file` when the configuration was
+    /// loaded; `None`: nodes are not authenticated.
+    pub node_secret: Option<NodeSecret>,
 }
 
 /// Where the RM serves HTTP.
@@ -301,6 +309,8 @@ impl Default for ServiceSettings {
                 u64::try_from(crate::topology::DEFAULT_TIMEOUT.as_millis()).unwrap_or(u64::MAX),
             ),
             conf_dir: None,
+            node_secret_file: None,
+            node_secret: None,
         }
     }
 }
@@ -308,6 +318,9 @@ impl Default for ServiceSettings {
 /// Why the service cannot start with this configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The node secret file cannot be used.
+    #[error(transparent)]
+    NodeSecret(#[from] NodeSecretError),
     /// A file could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -492,6 +505,10 @@ impl RmConfig {
         service.hosts_files = service.hosts_files.resolved(dir);
         service.rack_mapping = service.rack_mapping.resolved(dir);
         service.conf_dir = Some(dir.to_owned());
+        service.node_secret_file = service
+            .node_secret_file
+            .map(|p| resolve(dir, &p.to_string_lossy()));
+        service.node_secret = read_node_secret(&service)?;
         let (topology, topology_warnings) = Topology::load(&service.rack_mapping)?;
         warnings.extend(topology_warnings);
         // Hadoop's default scheduler is not Weft's: a directory made for
@@ -538,6 +555,8 @@ impl RmConfig {
             &mut warnings,
         )?;
         let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
+        let mut site = site;
+        site.service.node_secret = read_node_secret(&site.service)?;
         let groups = group_source(&site.service)?;
         let (hosts, host_warnings) = HostLists::load(&site.service.hosts_files)?;
         warnings.extend(host_warnings);
@@ -565,6 +584,15 @@ pub fn read_groups(path: &Path) -> Result<GroupFile, ConfigError> {
         path: path.to_owned(),
         error,
     })
+}
+
+/// The node secret of `service`'s `weft.nm.secret.file`, read now; a file
+/// that cannot be used stops the start.
+fn read_node_secret(service: &ServiceSettings) -> Result<Option<NodeSecret>, ConfigError> {
+    match &service.node_secret_file {
+        Some(path) => Ok(Some(NodeSecret::read(path)?)),
+        None => Ok(None),
+    }
 }
 
 /// Users' groups as `service` configures them: the group file when one is
@@ -1226,6 +1254,9 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
     s.groups_file = value(names::GROUPS_FILE)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    s.node_secret_file = value(crate::node_secret::PROPERTY)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
     // Hadoop reads both as longs of seconds; its cache refuses a time of 0,

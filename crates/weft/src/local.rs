@@ -96,6 +96,7 @@ pub(crate) async fn run(
         },
         instrumentation_requires_admin: config.service.instrumentation_requires_admin,
         filter_entity_list_by_user: config.service.filter_entity_list_by_user,
+        node_secret: config.service.node_secret.clone(),
     };
     // One process, one filter: the RM's /logLevel and every node's change
     // the same levels.
@@ -171,6 +172,8 @@ struct NodeAccess {
     instrumentation_requires_admin: bool,
     /// `yarn.webapp.filter-entity-list-by-user`.
     filter_entity_list_by_user: bool,
+    /// The RM's node secret (`weft.nm.secret.file`), which its nodes show.
+    node_secret: Option<weft_rm::node_secret::NodeSecret>,
 }
 
 async fn start_node(
@@ -192,6 +195,7 @@ async fn start_node(
     config.acl = access.acl.clone();
     config.instrumentation_requires_admin = access.instrumentation_requires_admin;
     config.filter_entity_list_by_user = access.filter_entity_list_by_user;
+    config.node_secret = access.node_secret.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     Ok(NodeManager::start_with(config, listener, embedding.clone()).await?)
 }

@@ -14,6 +14,10 @@ use crate::testing::{self, Answer, call, get, post, put};
 struct Rm {
     service: Service,
     router: Router,
+    /// The AM token of each app's AM container, as the heartbeat answers
+    /// that gave the containers carried them: the harness plays the node
+    /// that hands the token to the AM it launches.
+    am_tokens: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
 }
 
 /// A directory of a test's own (configuration, hosts files), removed at the end.
@@ -58,8 +62,7 @@ impl TestDir {
     fn start_with(&self, groups: std::sync::Arc<testing::FakeGroups>) -> Rm {
         let config = crate::config::RmConfig::load(Some(&self.0)).expect("the configuration loads");
         let service = testing::start(config, testing::EPOCH, groups);
-        let router = service.router();
-        Rm { service, router }
+        Rm::around(service)
     }
 
     /// `text` with this directory written `<dir>`.
@@ -80,9 +83,72 @@ impl Rm {
     }
 
     fn with(extra: &[(&str, &str)]) -> Rm {
-        let service = testing::service(extra);
+        Rm::around(testing::service(extra))
+    }
+
+    fn around(service: Service) -> Rm {
         let router = service.router();
-        Rm { service, router }
+        Rm {
+            service,
+            router,
+            am_tokens: Default::default(),
+        }
+    }
+
+    /// Keeps the AM tokens a heartbeat answer carries with AM containers.
+    fn remember_am_tokens(&self, answer: &Answer) {
+        if answer.status != StatusCode::OK {
+            return;
+        }
+        let v = answer.json();
+        let Some(list) = v["allocatedContainers"].as_array() else {
+            return;
+        };
+        for c in list {
+            if let (Some(app), Some(token)) = (c["applicationId"].as_str(), c["amRMToken"].as_str())
+            {
+                self.am_tokens
+                    .lock()
+                    .unwrap()
+                    .insert(app.to_owned(), token.to_owned());
+            }
+        }
+    }
+
+    /// The AM token the harness holds for `app`'s AM (as its node gave it).
+    fn am_token(&self, app: &str) -> String {
+        self.am_tokens
+            .lock()
+            .unwrap()
+            .get(app)
+            .cloned()
+            .unwrap_or_else(|| panic!("no AM container of {app} was handed to a node"))
+    }
+
+    /// `POST /ws/v1/am/{app}/{call}` as `app`'s AM, showing its token.
+    async fn am(&self, app: &str, call: &str, body: Value) -> Answer {
+        let token = self.am_token(app);
+        self.am_with(app, call, body, Some(&token)).await
+    }
+
+    /// `POST /ws/v1/am/{app}/{call}` showing `token` (`None`: no
+    /// `Authorization` header).
+    async fn am_with(&self, app: &str, call: &str, body: Value, token: Option<&str>) -> Answer {
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|a| ("authorization", a))
+            .into_iter()
+            .collect();
+        testing::call(
+            &self.router,
+            Method::POST,
+            &format!("/ws/v1/am/{app}/{call}"),
+            Some("application/json"),
+            &body.to_string(),
+            &headers,
+        )
+        .await
     }
 
     async fn register(&self, node: &str, memory: u64, vcores: u64) -> Answer {
@@ -95,12 +161,14 @@ impl Rm {
     }
 
     async fn heartbeat(&self, node: &str, response_id: u64, containers: Value) -> Answer {
-        post(
+        let a = post(
             &self.router,
             "/ws/v1/nm/heartbeat",
             json!({"nodeId": node, "responseId": response_id, "containers": containers}),
         )
-        .await
+        .await;
+        self.remember_am_tokens(&a);
+        a
     }
 
     async fn new_app(&self, user: &str) -> String {
@@ -142,12 +210,7 @@ impl Rm {
         let app = self.submit(user, queue).await;
         let hb = self.heartbeat(node, response_id, json!([])).await;
         assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-        let reg = post(
-            &self.router,
-            &format!("/ws/v1/am/{app}/register"),
-            json!({}),
-        )
-        .await;
+        let reg = self.am(&app, "register", json!({})).await;
         assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
         app
     }
@@ -176,12 +239,13 @@ impl Rm {
         assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
         let hb = self.heartbeat("h1:8041", 0, json!([])).await;
         assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-        let reg = post(
-            &self.router,
-            &format!("/ws/v1/am/{app}/register"),
-            json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
-        )
-        .await;
+        let reg = self
+            .am(
+                &app,
+                "register",
+                json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
+            )
+            .await;
         assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
         let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*",
             "capability": {"memory": mb, "vCores": 1}, "numContainers": count}]});
@@ -200,7 +264,7 @@ impl Rm {
     }
 
     async fn allocate(&self, app: &str, body: Value) -> Answer {
-        post(&self.router, &format!("/ws/v1/am/{app}/allocate"), body).await
+        self.am(app, "allocate", body).await
     }
 
     async fn stop(self) {
@@ -208,14 +272,18 @@ impl Rm {
     }
 }
 
-/// `body` with every container token replaced by `<token>`, after checking
-/// each is 32 lowercase hex digits (their values are random).
+/// `body` with every container and AM token replaced by `<token>`, after
+/// checking each is 32 lowercase hex digits (their values are random).
 fn hide_tokens(body: &str) -> String {
-    const KEY: &str = r#""containerToken":""#;
+    let containers = hide_tokens_at(body, r#""containerToken":""#);
+    hide_tokens_at(&containers, r#""amRMToken":""#)
+}
+
+fn hide_tokens_at(body: &str, key: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut rest = body;
-    while let Some(at) = rest.find(KEY) {
-        let (head, tail) = rest.split_at(at + KEY.len());
+    while let Some(at) = rest.find(key) {
+        let (head, tail) = rest.split_at(at + key.len());
         let token = &tail[..32];
         assert!(
             token
@@ -331,7 +399,7 @@ async fn heartbeats_follow_the_response_id_and_repeat_answers() {
     // The first heartbeat places the AM container, with the submission's launch
     // context, its owner and its VIEW_APP ACL (nobody's: none was given).
     let first = rm.heartbeat("h1:8041", 0, json!([])).await;
-    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>","user":"alice","viewAppAcl":" "}]}"#]]
+    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>","amRMToken":"<token>","user":"alice","viewAppAcl":" "}]}"#]]
         .assert_eq(&hide_tokens(&first.body));
     // A repeat gets the same answer and decides nothing new.
     let again = rm.heartbeat("h1:8041", 0, json!([])).await;
@@ -1029,7 +1097,7 @@ async fn node_and_am_get_the_same_token_per_container_and_a_new_one_for_each() {
     let hb = rm.heartbeat("h1:8041", 0, json!([])).await.json();
     let am = tokens(&hb["allocatedContainers"]);
     assert_eq!(am.len(), 1);
-    let reg = post(&rm.router, &format!("/ws/v1/am/{app}/register"), json!({})).await;
+    let reg = rm.am(&app, "register", json!({})).await;
     assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
     let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 4}]});
     assert_eq!(rm.allocate(&app, ask).await.status, StatusCode::OK);
@@ -1067,40 +1135,37 @@ async fn application_master_protocol() {
     let rm = Rm::new();
     let r = &rm.router;
     let unknown = "application_1700000000000_0050";
+    let made_up = "00112233445566778899aabbccddeeff";
     assert_eq!(
-        post(r, &format!("/ws/v1/am/{unknown}/register"), json!({}))
+        rm.am_with(unknown, "register", json!({}), Some(made_up))
             .await
             .error(),
         "404 NotFoundException: application application_1700000000000_0050 is not known"
     );
     rm.register("h1:8041", 8192, 8).await;
     let app = rm.submit("alice", "a").await;
-    // Before its container exists the AM cannot register; before registering it cannot allocate.
+    // Before its container exists the attempt has no token, so no AM can
+    // speak for it.
     assert_eq!(
-        call(
-            r,
-            Method::POST,
-            &format!("/ws/v1/am/{app}/register"),
-            None,
-            "",
-            &[]
-        )
-        .await
-        .error(),
-        "409 YarnException: application application_1700000000000_0001 cannot register an application master now: its application master container has not been allocated yet"
+        rm.am_with(&app, "register", json!({}), Some(made_up))
+            .await
+            .error(),
+        "403 ForbiddenException: the AM token presented is not that of a running attempt of application application_1700000000000_0001; an AM container has its attempt's token in WEFT_AM_TOKEN, an unmanaged AM's owner finds it in the application's report (amRMToken), and a new attempt's token replaces the last"
     );
+    rm.heartbeat("h1:8041", 0, json!([])).await;
+    // Before registering it cannot allocate.
     assert_eq!(
         rm.allocate(&app, json!({"responseId": 0})).await.error(),
         "409 YarnException: application application_1700000000000_0001 must register its application master before asking for containers"
     );
-    rm.heartbeat("h1:8041", 0, json!([])).await;
+    let token = format!("Bearer {}", rm.am_token(&app));
     let reg = call(
         r,
         Method::POST,
         &format!("/ws/v1/am/{app}/register"),
         None,
         "",
-        &[],
+        &[("authorization", &token)],
     )
     .await;
     expect![[r#"{"maximumResourceCapability":{"memory":8192,"vCores":8},"queue":"root.a","responseId":0}"#]]
@@ -1171,21 +1236,18 @@ async fn application_master_protocol() {
     );
     // Finishing.
     assert_eq!(
-        post(
-            r,
-            &format!("/ws/v1/am/{app}/finish"),
-            json!({"finalStatus": "DONE"})
-        )
-        .await
-        .error(),
+        rm.am(&app, "finish", json!({"finalStatus": "DONE"}))
+            .await
+            .error(),
         "400 BadRequestException: finalStatus: \"DONE\" is not a final status; expected SUCCEEDED, FAILED or KILLED"
     );
-    let fin = post(
-        r,
-        &format!("/ws/v1/am/{app}/finish"),
-        json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done"}),
-    )
-    .await;
+    let fin = rm
+        .am(
+            &app,
+            "finish",
+            json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done"}),
+        )
+        .await;
     assert_eq!(fin.body, r#"{"isUnregistered":true}"#);
     let v = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
     assert_eq!(
@@ -2104,8 +2166,7 @@ fn preempting_rm() -> Rm {
     ]);
     let config = crate::config::RmConfig::from_texts(&site, ALLOC).unwrap();
     let service = testing::start(config, testing::EPOCH, testing::FakeGroups::with(&[]));
-    let router = service.router();
-    Rm { service, router }
+    Rm::around(service)
 }
 
 /// `a`'s app fills a 4 GB node; `b`'s app then starves until preemption
