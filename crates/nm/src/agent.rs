@@ -23,7 +23,9 @@
 //!
 //! With a node secret (`NmConfig::node_secret`) every call to the RM shows
 //! it; an RM that refuses the node's credentials ends the agent as a
-//! refused registration does.
+//! refused registration does, unless the secret's file
+//! (`NmConfig::node_secret_file`) holds a new one by then: the agent then
+//! registers again with it, so a rolled secret costs no container.
 //!
 //! The node's health comes from `health`'s checker task, read (never
 //! waited for) at each heartbeat: an unhealthy node says so in every
@@ -67,6 +69,7 @@ use weft_rm::dto::nm::{
     ResourceUtilizationDto, RunningContainerDto, StopReasonDto,
 };
 use weft_rm::groups::{GroupCacheSettings, GroupSource, MappingClass, UserGroups};
+use weft_rm::node_secret::NodeSecret;
 use weft_rm::token::{AmToken, ContainerToken};
 
 use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
@@ -829,11 +832,16 @@ impl Agent {
                 }
                 // The RM keeps this node out, or does not take its node
                 // secret (or its lack of one): asking again would only be
-                // refused again.
+                // refused again, unless the secret's file now holds
+                // another (the secret was rolled).
                 Err(ClientError::Remote { status, exception })
                     if status == http::StatusCode::FORBIDDEN
                         || status == http::StatusCode::UNAUTHORIZED =>
                 {
+                    if self.reread_node_secret() {
+                        tracing::info!(node = %self.node, reason = %exception.message, "the resource manager refused this node; its node secret file holds a new secret, registering again with it");
+                        return Duration::ZERO;
+                    }
                     self.figures.registration(RegistrationOutcome::Refused);
                     tracing::error!(node = %self.node, rm = %self.config.rm, reason = %exception.message, "the resource manager refused this node; stopping");
                     self.end = Some(AgentEnd::Refused(exception.message));
@@ -935,6 +943,31 @@ impl Agent {
                 self.failed("heartbeat", &e);
                 self.session.inflight = Some(request);
                 self.session.interval
+            }
+        }
+    }
+
+    /// Reads the node secret's file again; true when it now holds another
+    /// secret, which the agent shows from then on.
+    fn reread_node_secret(&mut self) -> bool {
+        let Some(path) = &self.config.node_secret_file else {
+            return false;
+        };
+        match NodeSecret::read(path) {
+            Ok(secret) if self.config.node_secret.as_ref() != Some(&secret) => {
+                self.config.node_secret = Some(secret);
+                match rm_client(&self.config) {
+                    Ok(c) => {
+                        self.rm = c;
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+            Ok(_) => false,
+            Err(e) => {
+                tracing::warn!(node = %self.node, error = %e, "cannot read the node secret again");
+                false
             }
         }
     }

@@ -86,6 +86,10 @@ pub struct NmConfig {
     /// The RM's node secret (`weft.nm.secret.file`), shown on every call of
     /// the node protocol; `None` for an RM that does not authenticate nodes.
     pub node_secret: Option<NodeSecret>,
+    /// The file `node_secret` was read from, if any: read again when the RM
+    /// refuses the node's credentials, so that an agent picks up a rolled
+    /// secret without a restart.
+    pub node_secret_file: Option<PathBuf>,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -185,6 +189,7 @@ impl NmConfig {
             instrumentation_requires_admin: false,
             filter_entity_list_by_user: false,
             node_secret: None,
+            node_secret_file: None,
         }
     }
 }
@@ -320,10 +325,20 @@ pub fn read_site(
         Some(path) => {
             // Relative to the site file, as the RM resolves it against its
             // configuration directory.
-            let dir = Path::new(file).parent().unwrap_or(Path::new(""));
-            match NodeSecret::read(&dir.join(path)) {
-                Ok(secret) => config.node_secret = Some(secret),
-                Err(e) => bad(node_secret::PROPERTY, e.to_string()),
+            let path = Path::new(file).parent().unwrap_or(Path::new("")).join(path);
+            match NodeSecret::read(&path) {
+                Ok(secret) => {
+                    config.node_secret = Some(secret);
+                    config.node_secret_file = Some(path);
+                }
+                Err(e) => bad(
+                    node_secret::PROPERTY,
+                    format!(
+                        "names a file that cannot be used: {}: {}",
+                        path.display(),
+                        e.reason()
+                    ),
+                ),
             }
         }
     }
@@ -634,6 +649,47 @@ mod tests {
             )),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_node_secret_is_read_beside_the_site_file_and_a_bad_one_is_named() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = std::env::temp_dir().join(format!("weft-nm-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str, mode: u32| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write("good.secret", "0123456789abcdef0123456789abcdef\n", 0o640);
+        write("open.secret", "0123456789abcdef0123456789abcdef\n", 0o604);
+        let file = dir.join("yarn-site.xml").display().to_string();
+        let mut c = config();
+        read_site(
+            &mut c,
+            &file,
+            &site(&[("weft.nm.secret.file", "good.secret")]),
+        )
+        .unwrap();
+        assert!(
+            c.node_secret
+                .as_ref()
+                .is_some_and(|s| s.matches("0123456789abcdef0123456789abcdef"))
+        );
+        assert_eq!(c.node_secret_file, Some(dir.join("good.secret")));
+        let err = read_site(
+            &mut config(),
+            &file,
+            &site(&[("weft.nm.secret.file", "open.secret")]),
+        )
+        .unwrap_err()
+        .to_string()
+        .replace(&dir.display().to_string(), "<dir>");
+        assert_eq!(
+            err,
+            "<dir>/yarn-site.xml: line 2, column 43: property weft.nm.secret.file: \"open.secret\" names a file that cannot be used: <dir>/open.secret: other users may read or change it (mode 604); run chmod o-rwx on it, as only the resource manager and its node agents may know the secret"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1413,6 +1413,62 @@ async fn with_a_node_secret_only_agents_showing_it_join_and_the_shell_runs() {
     rm.shutdown().await;
 }
 
+/// Writes `secret` to `path`, readable by its owner only.
+fn write_secret(path: &Path, secret: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(path, format!("{secret}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolled_node_secret_is_picked_up_and_the_containers_keep_running() {
+    let dir = test_dir("secret-roll");
+    let (rm_file, nm_file) = (dir.join("rm.secret"), dir.join("nm.secret"));
+    let old = "0123456789abcdef0123456789abcdef";
+    let new = "fedcba9876543210fedcba9876543210";
+    write_secret(&rm_file, old);
+    write_secret(&nm_file, old);
+    let state = dir.join("state").to_string_lossy().into_owned();
+    let rm_secret = rm_file.to_string_lossy().into_owned();
+    let site = site(&[
+        ("weft.rm.state-store.dir", &state),
+        ("weft.nm.secret.file", &rm_secret),
+    ]);
+    let rm = Rm::start(&site, "127.0.0.1:0").await;
+    let addr = rm.addr;
+    let mut config = nm_config(&rm, &dir, "n1", 512);
+    config.node_secret = Some(NodeSecret::read(&nm_file).unwrap());
+    config.node_secret_file = Some(nm_file.clone());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let n1 = NodeManager::start(config, listener).await.unwrap();
+    let a = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
+    wait_until("the container to run", || async { ran(&dir).len() == 1 }).await;
+    let pid = pid_of(&dir, &ran(&dir)[0]);
+
+    // The node's file first, then the RM's, then the RM restarts.
+    write_secret(&nm_file, new);
+    write_secret(&rm_file, new);
+    rm.shutdown().await;
+    let rm = Rm::start(&site, &addr.to_string()).await;
+    wait_until("the node to register again with its container", || async {
+        let nodes = rm.get("/ws/v1/cluster/nodes").await;
+        nodes["nodes"]["node"][0]["numContainers"] == 1
+    })
+    .await;
+    assert!(is_alive(pid), "the container died with the old secret");
+    release(&dir);
+    let (outcome, events) = a.outcome().await;
+    assert_eq!(
+        (outcome.final_status.as_str(), outcome.succeeded),
+        ("SUCCEEDED", 1),
+        "{outcome:?} {events:?}"
+    );
+    let ended = tokio::time::timeout(Duration::from_millis(100), n1.ended()).await;
+    assert!(ended.is_err(), "the agent stopped: {ended:?}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
 /// The raw body of `GET path` on a node, and its status.
 async fn node_get(node: &mut RmClient, path: &str) -> (u16, String) {
     let a = node.request(Method::GET, path, None).await.unwrap();

@@ -30,6 +30,10 @@ pub const MIN_CHARS: usize = 16;
 /// mistyped onto a large file does not fill memory.
 const MAX_BYTES: u64 = 4096;
 
+/// What to do about a file other users may read or change.
+const EXPOSED_ADVICE: &str =
+    "run chmod o-rwx on it, as only the resource manager and its node agents may know the secret";
+
 /// The secret. `Debug` does not show it, so it cannot reach a log line by
 /// accident.
 #[derive(Clone, PartialEq, Eq)]
@@ -57,7 +61,7 @@ pub enum NodeSecretError {
     },
     /// Other users than the file's owner and group may read or change it.
     #[error(
-        "node secret file {} ({PROPERTY}): other users may read or change it (mode {mode:03o}); run chmod o-rwx on it, as only the resource manager and its node agents may know the secret",
+        "node secret file {} ({PROPERTY}): other users may read or change it (mode {mode:03o}); {EXPOSED_ADVICE}",
         path.display()
     )]
     Exposed {
@@ -66,6 +70,20 @@ pub enum NodeSecretError {
         /// Its permission bits.
         mode: u32,
     },
+}
+
+impl NodeSecretError {
+    /// Why the file cannot be used, without its path, for a message that
+    /// names the file already.
+    pub fn reason(&self) -> String {
+        match self {
+            NodeSecretError::Read { source, .. } => source.to_string(),
+            NodeSecretError::Invalid { why, .. } => why.clone(),
+            NodeSecretError::Exposed { mode, .. } => {
+                format!("other users may read or change it (mode {mode:03o}); {EXPOSED_ADVICE}")
+            }
+        }
+    }
 }
 
 impl NodeSecret {

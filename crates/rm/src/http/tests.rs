@@ -18,12 +18,35 @@ struct Rm {
     /// that gave the containers carried them: the harness plays the node
     /// that hands the token to the AM it launches.
     am_tokens: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
+    /// The `Authorization` value the harness's nodes show, for an RM with a
+    /// node secret.
+    node_auth: Option<String>,
 }
 
 /// A directory of a test's own (configuration, hosts files), removed at the end.
 struct TestDir(std::path::PathBuf);
 
+/// The node secret of `Rm::with_node_secret`.
+const NODE_SECRET: &str = "5ec7e75ec7e75ec7e75ec7e75ec7e75e";
+
 impl TestDir {
+    /// An empty directory no other `TestDir` of this process has, for
+    /// helpers that many tests (and property-test cases) call at once.
+    fn unique(name: &str) -> TestDir {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        TestDir::new(&format!("{name}-{n}"))
+    }
+
+    /// Writes `file` readable by its owner only, as a secret must be, and
+    /// returns its path as text.
+    fn write_private(&self, file: &str, text: &str) -> String {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.write(file, text);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        path
+    }
+
     /// An empty directory.
     fn new(name: &str) -> TestDir {
         let dir = std::env::temp_dir().join(format!("weft-test-{name}-{}", std::process::id()));
@@ -92,7 +115,44 @@ impl Rm {
             service,
             router,
             am_tokens: Default::default(),
+            node_auth: None,
         }
+    }
+
+    /// The test service with a node secret (`NODE_SECRET`), whose nodes
+    /// (`register`, `heartbeat`) show it.
+    fn with_node_secret() -> Rm {
+        let dir = TestDir::unique("node-secret");
+        let path = dir.write_private("node.secret", &format!("{NODE_SECRET}\n"));
+        let site = testing::site(&[("weft.nm.secret.file", &path)]);
+        let config = crate::config::RmConfig::from_texts(&site, testing::ALLOC)
+            .expect("the configuration with a node secret loads");
+        let mut rm = Rm::around(testing::start(
+            config,
+            testing::EPOCH,
+            testing::FakeGroups::with(&[]),
+        ));
+        rm.node_auth = Some(format!("Bearer {NODE_SECRET}"));
+        rm
+    }
+
+    /// `POST path` as one of the harness's nodes.
+    async fn node_post(&self, path: &str, body: Value) -> Answer {
+        let headers: Vec<(&str, &str)> = self
+            .node_auth
+            .as_deref()
+            .map(|a| ("authorization", a))
+            .into_iter()
+            .collect();
+        call(
+            &self.router,
+            Method::POST,
+            path,
+            Some("application/json"),
+            &body.to_string(),
+            &headers,
+        )
+        .await
     }
 
     /// Keeps the AM tokens a heartbeat answer carries with AM containers.
@@ -152,8 +212,7 @@ impl Rm {
     }
 
     async fn register(&self, node: &str, memory: u64, vcores: u64) -> Answer {
-        post(
-            &self.router,
+        self.node_post(
             "/ws/v1/nm/register",
             json!({"nodeId": node, "rack": "/r1", "capability": {"memory": memory, "vCores": vcores}}),
         )
@@ -161,12 +220,12 @@ impl Rm {
     }
 
     async fn heartbeat(&self, node: &str, response_id: u64, containers: Value) -> Answer {
-        let a = post(
-            &self.router,
-            "/ws/v1/nm/heartbeat",
-            json!({"nodeId": node, "responseId": response_id, "containers": containers}),
-        )
-        .await;
+        let a = self
+            .node_post(
+                "/ws/v1/nm/heartbeat",
+                json!({"nodeId": node, "responseId": response_id, "containers": containers}),
+            )
+            .await;
         self.remember_am_tokens(&a);
         a
     }
@@ -1812,6 +1871,63 @@ mod fuzz {
         ]
     }
 
+    /// What a request shows in `Authorization`: mostly what its target asks
+    /// for (the node secret, app 1's AM token), so that it reaches past the
+    /// check, else nothing, a well-formed wrong token or anything at all.
+    #[derive(Clone, Debug)]
+    enum Auth {
+        Right,
+        Missing,
+        Other(String),
+    }
+
+    fn auth() -> impl Strategy<Value = Auth> {
+        prop_oneof![
+            6 => Just(Auth::Right),
+            1 => Just(Auth::Missing),
+            1 => "[0-9a-f]{32}".prop_map(|t| Auth::Other(format!("Bearer {t}"))),
+            1 => "[ -~]{0,40}".prop_map(Auth::Other),
+        ]
+    }
+
+    /// The `Authorization` value `auth` means for `TARGETS[target]` on `rm`,
+    /// whose app 1 runs with its AM registered.
+    fn authorization(rm: &Rm, target: usize, auth: &Auth) -> Option<String> {
+        match auth {
+            Auth::Missing => None,
+            Auth::Other(v) => Some(v.clone()),
+            Auth::Right => match TARGETS[target].1 {
+                uri if uri.starts_with("/ws/v1/nm/") => rm.node_auth.clone(),
+                uri if uri.starts_with("/ws/v1/am/") => Some(format!(
+                    "Bearer {}",
+                    rm.am_token("application_1700000000000_0001")
+                )),
+                _ => None,
+            },
+        }
+    }
+
+    /// Sends `body` to `TARGETS[target]` showing what `auth` means there.
+    async fn send(rm: &Rm, target: usize, body: &Value, auth: &Auth) -> Answer {
+        let (method, uri) = TARGETS[target];
+        let method: Method = method.parse().unwrap();
+        let value = authorization(rm, target, auth);
+        let headers: Vec<(&str, &str)> = value
+            .as_deref()
+            .map(|v| ("authorization", v))
+            .into_iter()
+            .collect();
+        call(
+            &rm.router,
+            method,
+            uri,
+            Some("application/json"),
+            &body.to_string(),
+            &headers,
+        )
+        .await
+    }
+
     /// Well-formed protocol calls with extreme values, to reach past parsing.
     fn protocol_call() -> impl Strategy<Value = (usize, Value)> {
         prop_oneof![
@@ -1844,21 +1960,23 @@ mod fuzz {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         #[test]
-        fn no_protocol_call_causes_a_server_error(requests in prop::collection::vec(protocol_call(), 1..24)) {
+        fn no_protocol_call_causes_a_server_error(
+            requests in prop::collection::vec((protocol_call(), auth()), 1..24),
+            node_secret in any::<bool>(),
+        ) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
             rt.block_on(async {
-                let rm = Rm::new();
+                let rm = if node_secret { Rm::with_node_secret() } else { Rm::new() };
                 rm.register("h1:8041", 8192, 8).await;
                 rm.running("alice", "a", "h1:8041", 0).await;
                 // Up to the id the submissions use.
                 for _ in 2..=9 {
                     rm.new_app("bob").await;
                 }
-                for (target, body) in requests {
-                    let (method, uri) = TARGETS[target];
-                    let method: Method = method.parse().unwrap();
-                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
-                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                for ((target, body), auth) in requests {
+                    let a = send(&rm, target, &body, &auth).await;
+                    let uri = TARGETS[target].1;
+                    assert!(!a.status.is_server_error(), "{uri} {body} {auth:?}: {} {}", a.status, a.body);
                     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
                 }
                 assert_eq!(get(&rm.router, "/ws/v1/cluster/scheduler").await.status, StatusCode::OK);
@@ -1896,19 +2014,21 @@ mod fuzz {
 
         #[test]
         fn no_body_causes_a_server_error(
-            requests in prop::collection::vec((0..TARGETS.len(), value()), 1..16)
+            requests in prop::collection::vec((0..TARGETS.len(), value(), auth()), 1..16),
+            node_secret in any::<bool>(),
         ) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
             rt.block_on(async {
-                let rm = Rm::new();
-                // A node and an app to aim at.
+                let rm = if node_secret { Rm::with_node_secret() } else { Rm::new() };
+                // A node and an app (its AM container placed, so it has a
+                // token) to aim at.
                 rm.register("h1:8041", 8192, 8).await;
                 rm.submit("alice", "a").await;
-                for (target, body) in requests {
-                    let (method, uri) = TARGETS[target];
-                    let method: Method = method.parse().unwrap();
-                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
-                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                rm.heartbeat("h1:8041", 0, json!([])).await;
+                for (target, body, auth) in requests {
+                    let a = send(&rm, target, &body, &auth).await;
+                    let uri = TARGETS[target].1;
+                    assert!(!a.status.is_server_error(), "{uri} {body} {auth:?}: {} {}", a.status, a.body);
                 }
                 assert_eq!(get(&rm.router, "/ws/v1/cluster/metrics").await.status, StatusCode::OK);
                 rm.stop().await;
@@ -2306,6 +2426,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 }
 
 mod admin_access;
+mod am_tokens;
 mod app_acls;
 mod app_statistics;
 mod attempts;
