@@ -1119,6 +1119,46 @@ async fn load_generator_drives_a_live_rm() {
     server.shutdown().await;
 }
 
+#[tokio::test(start_paused = true)]
+async fn load_generator_shows_the_node_secret_the_rm_asks_for() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = temp_dir("load-node-secret");
+    let file = dir.join("node.secret");
+    std::fs::write(&file, "0123456789abcdef0123456789abcdef\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let path = file.display().to_string();
+    let server =
+        serve(RmConfig::from_texts(&site(&[("weft.nm.secret.file", &path)]), ALLOC).unwrap()).await;
+    let config = |node_secret| weft_rm::load::LoadConfig {
+        rm: server.url.clone(),
+        nodes: 2,
+        apps: 1,
+        containers_per_app: 2,
+        container_runtime: Duration::from_millis(100),
+        heartbeat_interval: Some(Duration::from_millis(100)),
+        am_interval: Duration::from_millis(100),
+        queues: vec!["a".to_owned()],
+        node_connections: 1,
+        am_connections: 1,
+        warmup: Duration::from_millis(200),
+        duration: Duration::from_secs(2),
+        node_secret,
+        ..weft_rm::load::LoadConfig::default()
+    };
+    let secret = weft_rm::node_secret::NodeSecret::read(&file).unwrap();
+    let report = weft_rm::load::run(config(Some(secret))).await.unwrap();
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.apps_finished >= 1, "{report}");
+    assert_eq!(report.ending.nodes_unregistered, 2, "{report}");
+    // Without it, its nodes are refused and nothing runs.
+    let report = weft_rm::load::run(config(None)).await.unwrap();
+    assert!(report.errors > 0, "{report}");
+    assert_eq!(report.heartbeats, 0, "{report}");
+    assert_eq!(running_nodes(&server).await, 0, "{report}");
+    server.shutdown().await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Apps the RM has not ended.
 async fn alive_apps(server: &Server) -> Vec<String> {
     let v: Value = server
