@@ -18,7 +18,14 @@
 //! container the RM did not allocate here, a start without the token the
 //! RM gave the node with the container, or one already started, is
 //! refused: the node runs only what the RM allocated, once, for the AM the
-//! RM gave it to.
+//! RM gave it to. An AM container's process finds its attempt's AM token,
+//! which the RM hands over with the container, in `WEFT_AM_TOKEN`.
+//!
+//! With a node secret (`NmConfig::node_secret`) every call to the RM shows
+//! it; an RM that refuses the node's credentials ends the agent as a
+//! refused registration does, unless the secret's file
+//! (`NmConfig::node_secret_file`) holds a new one by then: the agent then
+//! registers again with it, so a rolled secret costs no container.
 //!
 //! The node's health comes from `health`'s checker task, read (never
 //! waited for) at each heartbeat: an unhealthy node says so in every
@@ -62,7 +69,8 @@ use weft_rm::dto::nm::{
     ResourceUtilizationDto, RunningContainerDto, StopReasonDto,
 };
 use weft_rm::groups::{GroupCacheSettings, GroupSource, MappingClass, UserGroups};
-use weft_rm::token::ContainerToken;
+use weft_rm::node_secret::NodeSecret;
+use weft_rm::token::{AmToken, ContainerToken};
 
 use crate::cgroup::{CgroupError, Cgroups, ContainerCgroup};
 use crate::config::{MemoryEnforcement, NmConfig, NmConfigError, identity};
@@ -113,16 +121,6 @@ pub enum NmStartError {
     },
 }
 
-/// The node's client of its RM, trusting what the settings say for an
-/// `https://` RM.
-fn rm_client(config: &NmConfig) -> Result<RmClient, ClientError> {
-    let client = RmClient::new(&config.rm, None)?;
-    Ok(match &config.rm_trust {
-        Some(trust) => client.with_tls(trust.clone()),
-        None => client,
-    })
-}
-
 /// Why a container could not be started through the node's API.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StartContainerError {
@@ -159,7 +157,8 @@ pub enum StartContainerError {
 pub enum AgentEnd {
     /// It was stopped (`NodeManager::stop`), or killed.
     Stopped,
-    /// The RM refused its registration (403): its words.
+    /// The RM refused its registration (403, or 401 for a node secret it
+    /// wants and did not get): its words.
     Refused(String),
     /// The RM told it to shut down (it was decommissioned): its words.
     ShutDown(String),
@@ -578,6 +577,9 @@ struct Container {
     is_am: bool,
     /// What a start call must show (the RM's, from the heartbeat answer).
     token: ContainerToken,
+    /// For an AM container, its attempt's AM token (the RM's, from the
+    /// heartbeat answer), for the AM process's environment.
+    am_token: Option<AmToken>,
     /// Who may see its report and logs (the RM's, from the heartbeat answer).
     viewers: AppViewers,
     state: State,
@@ -840,11 +842,18 @@ impl Agent {
                     // Heartbeat at once: the first one may already bring containers.
                     Duration::ZERO
                 }
-                // The RM keeps this node out: asking again would only be
-                // refused again.
+                // The RM keeps this node out, or does not take its node
+                // secret (or its lack of one): asking again would only be
+                // refused again, unless the secret's file now holds
+                // another (the secret was rolled).
                 Err(ClientError::Remote { status, exception })
-                    if status == http::StatusCode::FORBIDDEN =>
+                    if status == http::StatusCode::FORBIDDEN
+                        || status == http::StatusCode::UNAUTHORIZED =>
                 {
+                    if self.reread_node_secret() {
+                        tracing::info!(node = %self.node, reason = %exception.message, "the resource manager refused this node; its node secret file holds a new secret, registering again with it");
+                        return Duration::ZERO;
+                    }
                     self.figures.registration(RegistrationOutcome::Refused);
                     tracing::error!(node = %self.node, rm = %self.config.rm, reason = %exception.message, "the resource manager refused this node; stopping");
                     self.end = Some(AgentEnd::Refused(exception.message));
@@ -927,12 +936,50 @@ impl Agent {
                 self.session.registered = false;
                 Duration::ZERO
             }
+            // The RM no longer takes the node's secret (it restarted with
+            // another): registering again ends the agent with the RM's
+            // words if it is refused there too.
+            Err(ClientError::Remote { status, exception })
+                if status == http::StatusCode::FORBIDDEN
+                    || status == http::StatusCode::UNAUTHORIZED =>
+            {
+                self.figures
+                    .heartbeat(HeartbeatOutcome::Failed, Instant::now());
+                tracing::warn!(node = %self.node, reason = %exception.message, "the resource manager refused this node's heartbeat; registering again");
+                self.session.registered = false;
+                Duration::ZERO
+            }
             Err(e) => {
                 self.figures
                     .heartbeat(HeartbeatOutcome::Failed, Instant::now());
                 self.failed("heartbeat", &e);
                 self.session.inflight = Some(request);
                 self.session.interval
+            }
+        }
+    }
+
+    /// Reads the node secret's file again; true when it now holds another
+    /// secret, which the agent shows from then on.
+    fn reread_node_secret(&mut self) -> bool {
+        let Some(path) = &self.config.node_secret_file else {
+            return false;
+        };
+        match NodeSecret::read(path) {
+            Ok(secret) if self.config.node_secret.as_ref() != Some(&secret) => {
+                self.config.node_secret = Some(secret);
+                match rm_client(&self.config) {
+                    Ok(c) => {
+                        self.rm = c;
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+            Ok(_) => false,
+            Err(e) => {
+                tracing::warn!(node = %self.node, error = %e, "cannot read the node secret again");
+                false
             }
         }
     }
@@ -1031,6 +1078,7 @@ impl Agent {
                     priority: alloc.priority,
                     is_am: alloc.is_am,
                     token: alloc.container_token,
+                    am_token: alloc.am_rm_token.clone(),
                     viewers: AppViewers {
                         owner: alloc.user.filter(|u| !u.is_empty()),
                         view: alloc
@@ -1094,6 +1142,7 @@ impl Agent {
             id,
             &dirs,
             context,
+            c.am_token.as_ref(),
         );
         let procs = c.cgroup.as_ref().map(ContainerCgroup::procs);
         let spawned = launch::spawn(&Launch {
@@ -1431,8 +1480,26 @@ fn status(
     }
 }
 
+/// The agent's client of the RM: showing the node secret if it has one,
+/// and trusting what the settings say for an `https://` RM.
+fn rm_client(config: &NmConfig) -> Result<RmClient, ClientError> {
+    let mut client = RmClient::new(&config.rm, None)?;
+    if let Some(trust) = &config.rm_trust {
+        client = client.with_tls(trust.clone());
+    }
+    if let Some(secret) = &config.node_secret {
+        client = client.with_bearer(secret.value());
+    }
+    Ok(client)
+}
+
+/// The variable an AM container finds its attempt's AM token in, which it
+/// shows on every AM protocol call (`Authorization: Bearer <token>`).
+pub const AM_TOKEN_ENV: &str = "WEFT_AM_TOKEN";
+
 /// The environment the node gives a container (YARN's names where YARN has
-/// one), before the launch context's own variables, which win.
+/// one), before the launch context's own variables, which win; then an AM
+/// container's token, which the RM's word decides, not the submitter's.
 fn container_env(
     config: &NmConfig,
     node: &NodeId,
@@ -1440,6 +1507,7 @@ fn container_env(
     id: ContainerId,
     dirs: &ContainerDirs,
     context: &LaunchContext,
+    am_token: Option<&AmToken>,
 ) -> BTreeMap<String, String> {
     let app: AppId = id.app();
     let http_port = http_address.rsplit_once(':').map_or("", |(_, p)| p);
@@ -1458,5 +1526,8 @@ fn container_env(
         ("WEFT_RM".to_owned(), config.rm.clone()),
     ]);
     env.extend(context.environment.clone());
+    if let Some(token) = am_token {
+        env.insert(AM_TOKEN_ENV.to_owned(), token.to_hex());
+    }
     env
 }

@@ -4,11 +4,13 @@
 //! the `yarn.nodemanager.health-checker.*` ones, `yarn.acl.enable` and
 //! `yarn.admin.acl` for who may use its `/logLevel`, and
 //! `hadoop.security.instrumentation.requires.admin` for who may read its
-//! `/jmx`, and `yarn.http.policy` with the HTTPS address and the SSL
+//! `/jmx`, `yarn.http.policy` with the HTTPS address and the SSL
 //! resources beside the file (`load_tls`), for serving HTTPS and trusting
-//! an `https://` RM.
+//! an `https://` RM, and `weft.nm.secret.file`, the RM's node secret the
+//! agent shows (read here, with the RM's own checks, from
+//! `weft_rm::node_secret`).
 //!
-//! Reading flags and files is the `weft` command's job; this module only
+//! Reading flags and the site file is the `weft` command's job; this module
 //! holds values and checks them. Running the health script is `health`'s.
 
 use std::net::SocketAddr;
@@ -19,6 +21,7 @@ use weft_model::{NodeId, Resource};
 use weft_queue_tree::Acl;
 use weft_queue_tree::site::{self, HadoopConfig, Location, SiteError};
 use weft_rm::access::AclSettings;
+use weft_rm::node_secret::{self, NodeSecret};
 use weft_rm::tls::{ClientTls, HttpPolicy, ServerTls, TlsError};
 
 /// How a container's memory limit is enforced.
@@ -100,6 +103,13 @@ pub struct NmConfig {
     /// Whom the node trusts when `rm` is an `https://` address (`None`: the
     /// system's roots); `load_tls` reads `ssl-client.xml`'s truststore.
     pub rm_trust: Option<ClientTls>,
+    /// The RM's node secret (`weft.nm.secret.file`), shown on every call of
+    /// the node protocol; `None` for an RM that does not authenticate nodes.
+    pub node_secret: Option<NodeSecret>,
+    /// The file `node_secret` was read from, if any: read again when the RM
+    /// refuses the node's credentials, so that an agent picks up a rolled
+    /// secret without a restart.
+    pub node_secret_file: Option<PathBuf>,
 }
 
 /// A node health script and how it is run (Hadoop's
@@ -212,6 +222,8 @@ impl NmConfig {
             ],
             server_tls: None,
             rm_trust: None,
+            node_secret: None,
+            node_secret_file: None,
         }
     }
 }
@@ -373,6 +385,28 @@ pub fn read_site(
     {
         if let Some(v) = value(name).filter(|v| !v.is_empty()) {
             *slot = PathBuf::from(v);
+        }
+    }
+    match value(node_secret::PROPERTY) {
+        None | Some("") => {}
+        Some(path) => {
+            // Relative to the site file, as the RM resolves it against its
+            // configuration directory.
+            let path = Path::new(file).parent().unwrap_or(Path::new("")).join(path);
+            match NodeSecret::read(&path) {
+                Ok(secret) => {
+                    config.node_secret = Some(secret);
+                    config.node_secret_file = Some(path);
+                }
+                Err(e) => bad(
+                    node_secret::PROPERTY,
+                    format!(
+                        "names a file that cannot be used: {}: {}",
+                        path.display(),
+                        e.reason()
+                    ),
+                ),
+            }
         }
     }
     if !problems.is_empty() {
@@ -703,6 +737,47 @@ mod tests {
             )),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_node_secret_is_read_beside_the_site_file_and_a_bad_one_is_named() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = std::env::temp_dir().join(format!("weft-nm-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str, mode: u32| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write("good.secret", "0123456789abcdef0123456789abcdef\n", 0o640);
+        write("open.secret", "0123456789abcdef0123456789abcdef\n", 0o604);
+        let file = dir.join("yarn-site.xml").display().to_string();
+        let mut c = config();
+        read_site(
+            &mut c,
+            &file,
+            &site(&[("weft.nm.secret.file", "good.secret")]),
+        )
+        .unwrap();
+        assert!(
+            c.node_secret
+                .as_ref()
+                .is_some_and(|s| s.matches("0123456789abcdef0123456789abcdef"))
+        );
+        assert_eq!(c.node_secret_file, Some(dir.join("good.secret")));
+        let err = read_site(
+            &mut config(),
+            &file,
+            &site(&[("weft.nm.secret.file", "open.secret")]),
+        )
+        .unwrap_err()
+        .to_string()
+        .replace(&dir.display().to_string(), "<dir>");
+        assert_eq!(
+            err,
+            "<dir>/yarn-site.xml: line 2, column 43: property weft.nm.secret.file: \"open.secret\" names a file that cannot be used: <dir>/open.secret: other users may read or change it (mode 604); run chmod o-rwx on it, as only the resource manager and its node agents may know the secret"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

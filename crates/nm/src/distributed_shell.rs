@@ -7,7 +7,9 @@
 //!
 //! The AM runs in the client, not in a container (an unmanaged AM, which
 //! YARN supports): nothing needs installing on the nodes, and the client
-//! sees progress directly. If the RM restarts (with its state store on), the
+//! sees progress directly. As YARN's unmanaged AM launcher does, it takes
+//! its attempt's AM token from the application's report, which shows it to
+//! the app's owner alone, and shows it on every AM protocol call. If the RM restarts (with its state store on), the
 //! AM registers again, asks again for what it still needs, and asks the
 //! nodes how the containers it started ended meanwhile.
 //!
@@ -313,6 +315,9 @@ async fn submit(client: &mut RmClient, config: &ShellConfig) -> Result<AppId, Sh
             diagnostics: report.diagnostics,
         });
     }
+    // Without one (an RM from before AM tokens) the AM calls go without,
+    // and such an RM asks for none.
+    client.set_bearer(report.am_rm_token);
     Ok(app)
 }
 
@@ -326,6 +331,9 @@ struct AppReportDto {
     state: String,
     #[serde(default)]
     diagnostics: String,
+    /// The unmanaged AM's token, shown to the app's owner only.
+    #[serde(rename = "amRMToken", default)]
+    am_rm_token: Option<String>,
 }
 
 async fn app_report(client: &mut RmClient, app: AppId) -> Result<AppReportDto, ClientError> {

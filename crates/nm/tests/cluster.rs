@@ -49,6 +49,7 @@ use weft_queue_tree::Acl;
 use weft_rm::access::AclSettings;
 use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
+use weft_rm::node_secret::NodeSecret;
 use weft_rm::{Clock, RmConfig, Service};
 
 /// The longest any one condition is waited for.
@@ -161,15 +162,21 @@ async fn start_nm_with(
     memory_mb: u64,
     health_script: Option<HealthScript>,
 ) -> NodeManager {
-    let mut config = NmConfig::new(rm.url.clone(), Resource::new(memory_mb, 4), dir.join(name));
+    let mut config = nm_config(rm, dir, name, memory_mb);
     config.health_script = health_script;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    NodeManager::start(config, listener).await.unwrap()
+}
+
+/// The settings of the tests' nodes, quick to notice and to stop things.
+fn nm_config(rm: &Rm, dir: &Path, name: &str, memory_mb: u64) -> NmConfig {
+    let mut config = NmConfig::new(rm.url.clone(), Resource::new(memory_mb, 4), dir.join(name));
     config.rack = "/rack1".to_owned();
     config.memory_enforcement = MemoryEnforcement::RssPolling;
     config.monitor_interval = Duration::from_millis(100);
     config.kill_grace = Duration::from_millis(200);
     config.rm_timeout = Duration::from_secs(5);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    NodeManager::start(config, listener).await.unwrap()
+    config
 }
 
 /// A command that records its pid and a file, says hello, then waits for
@@ -343,11 +350,17 @@ async fn kill_app(client: &mut RmClient, app: &str) {
 }
 
 /// Submits an app to queue `a` whose AM the caller plays (unmanaged), and
-/// registers that AM; answers the app's id.
+/// registers that AM with the token the app's report shows its owner, which
+/// the client shows from then on; answers the app's id.
 async fn unmanaged_app_in_a(am: &mut RmClient) -> String {
     let app = new_application(am).await;
     let submission = json!({"application-id": app, "queue": "a", "unmanaged-AM": true});
     am.submit_application(&submission).await.unwrap();
+    let report: Value = am.get(&format!("/ws/v1/cluster/apps/{app}")).await.unwrap();
+    let token = report["app"]["amRMToken"]
+        .as_str()
+        .expect("the owner is shown the unmanaged AM's token");
+    am.set_bearer(Some(token.to_owned()));
     let _: Value = am
         .call(
             Method::POST,
@@ -803,7 +816,7 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
         "queue": "a",
         "resource": {"memory": 64, "vCores": 1},
         "am-container-spec": {
-            "commands": {"command": "echo $$ > \"$OUT/am.pid\"; echo \"$CONTAINER_ID\" > \"$OUT/am.id\"; echo started; sleep 60"},
+            "commands": {"command": "echo \"$WEFT_AM_TOKEN\" > \"$OUT/am.token\"; echo $$ > \"$OUT/am.pid\"; echo \"$CONTAINER_ID\" > \"$OUT/am.id\"; echo started; sleep 60"},
             "environment": {"entry": [{"key": "OUT", "value": out.to_string_lossy()}]},
         },
     });
@@ -812,9 +825,32 @@ async fn a_node_launches_an_am_container_and_stops_it_when_the_app_is_killed() {
     let written =
         |name: &str| std::fs::read_to_string(out.join(name)).is_ok_and(|s| s.ends_with('\n'));
     wait_until("the AM container to start", || async {
-        written("am.pid") && written("am.id")
+        written("am.token") && written("am.pid") && written("am.id")
     })
     .await;
+    // The AM process speaks for its attempt with the token its node gave it.
+    let token = std::fs::read_to_string(out.join("am.token")).unwrap();
+    let mut am_client = rm.client().with_bearer(token.trim());
+    let registered: Value = am_client
+        .call(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/register"),
+            Some(&json!({})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(registered["queue"], "root.a", "{registered}");
+    // Another caller, without it, is not heard.
+    let refused = rm
+        .client()
+        .call::<Value>(
+            Method::POST,
+            &format!("/ws/v1/am/{app}/allocate"),
+            Some(&json!({"responseId": 0})),
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().starts_with("401 "), "{refused}");
     let am: ContainerId = std::fs::read_to_string(out.join("am.id"))
         .unwrap()
         .trim()
@@ -1320,6 +1356,115 @@ async fn a_node_the_rm_refuses_stops_with_the_rms_words() {
     );
     let nodes = rm.get("/ws/v1/cluster/nodes").await;
     assert_eq!(nodes["nodes"].get("node"), None, "{nodes}");
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_node_secret_only_agents_showing_it_join_and_the_shell_runs() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = test_dir("secret");
+    let file = dir.join("node.secret");
+    std::fs::write(&file, "0123456789abcdef0123456789abcdef\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let rm = Rm::start(&site(&[("weft.nm.secret.file", &path)]), "127.0.0.1:0").await;
+    // An agent without the secret, or with another, is refused and stops.
+    let mut refusals = String::new();
+    for (name, secret) in [
+        ("n0", None),
+        ("n9", Some("ffffffffffffffffffffffffffffffff")),
+    ] {
+        let mut config = nm_config(&rm, &dir, name, 512);
+        config.node_secret = secret.map(|s| NodeSecret::from_text(s).unwrap());
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let n = NodeManager::start(config, listener).await.unwrap();
+        let end = tokio::time::timeout(PATIENCE, n.ended())
+            .await
+            .expect("the refused node's agent did not stop");
+        let AgentEnd::Refused(why) = end else {
+            panic!("the agent ended otherwise: {end:?}")
+        };
+        refusals.push_str(&why);
+        refusals.push('\n');
+        n.stop().await;
+    }
+    expect_test::expect![[r#"
+        this resource manager authenticates nodes: send its node secret as Authorization: Bearer <secret> (the node agent reads it from the file its site file names in weft.nm.secret.file)
+        the node secret presented is not this resource manager's (weft.nm.secret.file); check that the node agent reads the same file
+    "#]]
+    .assert_eq(&refusals);
+    let nodes = rm.get("/ws/v1/cluster/nodes").await;
+    assert_eq!(nodes["nodes"].get("node"), None, "{nodes}");
+    // The agent with the secret joins, and a shell's container runs on it.
+    let mut config = nm_config(&rm, &dir, "n1", 512);
+    config.node_secret = Some(NodeSecret::read(&file).unwrap());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let n1 = NodeManager::start(config, listener).await.unwrap();
+    let (outcome, _) = spawn_shell(shell(&rm, &dir, "a", 1, 64, "echo hi"))
+        .outcome()
+        .await;
+    assert_eq!(
+        (outcome.final_status.as_str(), outcome.succeeded),
+        ("SUCCEEDED", 1),
+        "{outcome:?}"
+    );
+    n1.stop().await;
+    rm.shutdown().await;
+}
+
+/// Writes `secret` to `path`, readable by its owner only.
+fn write_secret(path: &Path, secret: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(path, format!("{secret}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolled_node_secret_is_picked_up_and_the_containers_keep_running() {
+    let dir = test_dir("secret-roll");
+    let (rm_file, nm_file) = (dir.join("rm.secret"), dir.join("nm.secret"));
+    let old = "0123456789abcdef0123456789abcdef";
+    let new = "fedcba9876543210fedcba9876543210";
+    write_secret(&rm_file, old);
+    write_secret(&nm_file, old);
+    let state = dir.join("state").to_string_lossy().into_owned();
+    let rm_secret = rm_file.to_string_lossy().into_owned();
+    let site = site(&[
+        ("weft.rm.state-store.dir", &state),
+        ("weft.nm.secret.file", &rm_secret),
+    ]);
+    let rm = Rm::start(&site, "127.0.0.1:0").await;
+    let addr = rm.addr;
+    let mut config = nm_config(&rm, &dir, "n1", 512);
+    config.node_secret = Some(NodeSecret::read(&nm_file).unwrap());
+    config.node_secret_file = Some(nm_file.clone());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let n1 = NodeManager::start(config, listener).await.unwrap();
+    let a = spawn_shell(shell(&rm, &dir, "a", 1, 128, GATED));
+    wait_until("the container to run", || async { ran(&dir).len() == 1 }).await;
+    let pid = pid_of(&dir, &ran(&dir)[0]);
+
+    // The node's file first, then the RM's, then the RM restarts.
+    write_secret(&nm_file, new);
+    write_secret(&rm_file, new);
+    rm.shutdown().await;
+    let rm = Rm::start(&site, &addr.to_string()).await;
+    wait_until("the node to register again with its container", || async {
+        let nodes = rm.get("/ws/v1/cluster/nodes").await;
+        nodes["nodes"]["node"][0]["numContainers"] == 1
+    })
+    .await;
+    assert!(is_alive(pid), "the container died with the old secret");
+    release(&dir);
+    let (outcome, events) = a.outcome().await;
+    assert_eq!(
+        (outcome.final_status.as_str(), outcome.succeeded),
+        ("SUCCEEDED", 1),
+        "{outcome:?} {events:?}"
+    );
+    let ended = tokio::time::timeout(Duration::from_millis(100), n1.ended()).await;
+    assert!(ended.is_err(), "the agent stopped: {ended:?}");
     n1.stop().await;
     rm.shutdown().await;
 }

@@ -15,7 +15,11 @@
 //! AM containers, the nodes' own words about containers that ended (handed
 //! to their AMs), container tokens (drawn when the core allocates a
 //! container, handed to its node and its AM, forgotten once both have them
-//! or the container ends; see `token`), access checks for kill, move,
+//! or the container ends; see `token`), AM tokens (one drawn for each
+//! attempt, when its AM container is allocated or an unmanaged AM's app is
+//! accepted, checked on every AM protocol call, forgotten when the attempt
+//! fails or the core forgets the ended app, and kept in the state store so that an AM keeps
+//! working across a restart), access checks for kill, move,
 //! priority and lifetime changes, the state store's records (with the
 //! recovery of the apps it holds at start, and of drains as their nodes
 //! come back: `drains`), and the include and exclude lists of nodes: which
@@ -56,7 +60,7 @@ use crate::hosts::{Disallowed, HostLists, TimeoutSecs};
 use crate::metrics::{Metrics, SchedulerMetrics};
 use crate::state_store::drains::{DrainStore, StoredDrain};
 use crate::state_store::{StateStore, Stored};
-use crate::token::{TokenLedger, TokenSource};
+use crate::token::{AmToken, AttemptToken, TokenLedger, TokenSource};
 use crate::utilization::NodeUtilization;
 use crate::view::{AmPlacement, AppExtra, AppView, MIN_KEPT_ATTEMPTS, View};
 
@@ -131,6 +135,16 @@ pub enum RmError {
         queue: QueuePath,
         /// The rule that was not met.
         why: String,
+    },
+    /// An AM protocol call showed a token that is not its app's current
+    /// attempt's (an earlier attempt's, another app's, a mistyped one), or
+    /// the app has no attempt running. The token is never repeated.
+    #[error(
+        "the AM token presented is not that of a running attempt of application {app}; an AM container has its attempt's token in WEFT_AM_TOKEN, an unmanaged AM's owner finds it in the application's report (amRMToken), and a new attempt's token replaces the last"
+    )]
+    AmTokenRefused {
+        /// The app.
+        app: AppId,
     },
     /// A node the include or exclude list keeps out tried to register.
     #[error(
@@ -240,16 +254,19 @@ pub(crate) enum Command {
     },
     RegisterAm {
         app: AppId,
+        token: String,
         info: AmInfo,
         reply: Tx<RegisterReply>,
     },
     Allocate {
         req: AllocateRequest,
+        token: String,
         response_id: u64,
         reply: Tx<Arc<AllocateResponseDto>>,
     },
     FinishAm {
         app: AppId,
+        token: String,
         outcome: FinalStatus,
         diagnostics: String,
         tracking_url: Option<String>,
@@ -318,6 +335,11 @@ pub(crate) enum Command {
 /// One application as it stands now, with what its report needs.
 #[derive(Clone, Debug)]
 pub struct AppSnapshot {
+    /// An unmanaged AM's token for its running attempt, which only the
+    /// app's owner is shown (`amRMToken`); `None` for a managed AM, whose
+    /// token only its container is given, and for an app with no attempt
+    /// running.
+    pub unmanaged_am_token: Option<AmToken>,
     /// The app.
     pub app: AppView,
     /// Its queue's instantaneous fair share of memory (MB).
@@ -463,36 +485,50 @@ impl RmHandle {
         .await
     }
 
-    /// An AM registering.
-    pub async fn register_am(&self, app: AppId, info: AmInfo) -> Result<RegisterReply, RmError> {
-        self.call(|reply| Command::RegisterAm { app, info, reply })
-            .await
+    /// An AM registering, showing `token` (its attempt's AM token, as sent).
+    pub async fn register_am(
+        &self,
+        app: AppId,
+        token: String,
+        info: AmInfo,
+    ) -> Result<RegisterReply, RmError> {
+        self.call(|reply| Command::RegisterAm {
+            app,
+            token,
+            info,
+            reply,
+        })
+        .await
     }
 
-    /// An AM's allocate call carrying `response_id`.
+    /// An AM's allocate call carrying `response_id`, showing `token`.
     pub async fn allocate(
         &self,
         req: AllocateRequest,
+        token: String,
         response_id: u64,
     ) -> Result<Arc<AllocateResponseDto>, RmError> {
         self.call(|reply| Command::Allocate {
             req,
+            token,
             response_id,
             reply,
         })
         .await
     }
 
-    /// An AM finishing its attempt.
+    /// An AM finishing its attempt, showing `token`.
     pub async fn finish_am(
         &self,
         app: AppId,
+        token: String,
         outcome: FinalStatus,
         diagnostics: String,
         tracking_url: Option<String>,
     ) -> Result<(), RmError> {
         self.call(|reply| Command::FinishAm {
             app,
+            token,
             outcome,
             diagnostics,
             tracking_url,
@@ -716,6 +752,12 @@ struct Actor {
     tokens: TokenSource,
     /// Tokens not yet handed to both a container's node and its AM.
     owed_tokens: TokenLedger,
+    /// The AM token of each app's current (or, once ended, last) attempt,
+    /// once it has one (a managed AM's attempt from its AM container's
+    /// allocation, an unmanaged AM's from its app's acceptance). An entry
+    /// goes when its attempt fails, so an earlier attempt's token never
+    /// matches, or when the core forgets its ended app.
+    am_tokens: BTreeMap<AppId, AttemptToken>,
     version: u64,
     dirty: bool,
     force_publish: bool,
@@ -785,6 +827,7 @@ pub(crate) fn spawn(
         issued_seq: 0,
         tokens,
         owed_tokens: TokenLedger::default(),
+        am_tokens: BTreeMap::new(),
         version: 0,
         dirty: true,
         force_publish: false,
@@ -910,6 +953,10 @@ impl Actor {
             .collect();
         // Forget what the core itself has forgotten (apps trimmed from history).
         self.extras.retain(|id, _| view.apps.contains_key(id));
+        // An ended app's last token is kept as long as the app is, so that
+        // its AM is told the app has ended (409) rather than that its token
+        // is wrong: the core refuses every AM call for it either way.
+        self.am_tokens.retain(|id, _| view.apps.contains_key(id));
         self.metrics.publish(&view);
         view.queue_counts = self.metrics.queue_counts();
         if let Some(log) = &mut self.event_log {
@@ -981,7 +1028,16 @@ impl Actor {
                 let res = self.submit(now, *sub, *extra);
                 let _ = reply.send(res);
             }
-            Command::RegisterAm { app, info, reply } => {
+            Command::RegisterAm {
+                app,
+                token,
+                info,
+                reply,
+            } => {
+                if let Err(e) = self.check_am_token(app, &token) {
+                    let _ = reply.send(Err(e));
+                    return;
+                }
                 let out = self.core.handle(now, Input::AmRegistered { app });
                 self.absorb(now, &out.events);
                 let res = match out.reply {
@@ -1001,19 +1057,27 @@ impl Actor {
             }
             Command::Allocate {
                 req,
+                token,
                 response_id,
                 reply,
             } => {
-                let res = self.allocate(now, req, response_id);
+                let res = self
+                    .check_am_token(req.app, &token)
+                    .and_then(|()| self.allocate(now, req, response_id));
                 let _ = reply.send(res);
             }
             Command::FinishAm {
                 app,
+                token,
                 outcome,
                 diagnostics,
                 tracking_url,
                 reply,
             } => {
+                if let Err(e) = self.check_am_token(app, &token) {
+                    let _ = reply.send(Err(e));
+                    return;
+                }
                 let out = self.core.handle(
                     now,
                     Input::AttemptFinished {
@@ -1171,7 +1235,12 @@ impl Actor {
             .queue_id(&report.record.queue)
             .map_or(0, |q| tree.queue_fair_share(q).memory_mb());
         let extra = self.extras.get(&app).cloned().unwrap_or_default();
+        let unmanaged_am_token = (report.record.am_resource.is_none()
+            && !report.record.state.is_final())
+        .then(|| self.am_tokens.get(&app).map(|t| t.token.clone()))
+        .flatten();
         Ok(AppSnapshot {
+            unmanaged_am_token,
             app: AppView { report, extra },
             queue_fair_mb,
             cluster_mb: tree.cluster_capacity().memory_mb(),
@@ -1349,7 +1418,7 @@ impl Actor {
 
     /// What a node is told about an app whose container it is given: the
     /// owner and `VIEW_APP`, by which it decides who reads the container's
-    /// logs, and the AM's launch context.
+    /// logs, and the AM's launch context and attempt's token.
     fn container_app(&self, app: AppId) -> ContainerApp {
         let Some(user) = self.core.app_user(app) else {
             return ContainerApp::default();
@@ -1359,6 +1428,7 @@ impl Actor {
             user: Some(user.to_owned()),
             view_acl: Some(extra.map(|e| e.acls.view.clone()).unwrap_or_default()),
             launch_context: extra.and_then(|e| e.launch_context.clone()),
+            am_token: self.am_tokens.get(&app).cloned(),
         }
     }
 
@@ -1548,6 +1618,7 @@ impl Actor {
         extra: AppExtra,
     ) -> Result<SubmitReply, RmError> {
         let app = sub.app;
+        let unmanaged = sub.am_resource.is_none();
         if app.cluster_timestamp != self.core.settings().cluster_timestamp
             || app.seq == 0
             || app.seq > self.issued_seq
@@ -1579,6 +1650,13 @@ impl Actor {
                     store.submitted(&sub, &reply.queue, &extra, expiry, self.clock.epoch_ms(now));
                 }
                 self.extras.insert(app, extra);
+                // An unmanaged AM's attempt runs from its acceptance: its
+                // owner can fetch the token from the report at once. Drawn
+                // before the events are absorbed, so an app that placement
+                // failed in the same step forgets it again.
+                if unmanaged {
+                    self.issue_am_token(AttemptId::new(app, 1));
+                }
             }
             Err(RmError::Submit(SubmitError::Duplicate(_))) => {}
             Err(_) => {
@@ -1644,6 +1722,30 @@ impl Actor {
         session.last_response_id = response_id.saturating_add(1);
         session.last = Some(res.clone());
         Ok(res)
+    }
+
+    /// Whether `presented` is the AM token of `app`'s running attempt. An
+    /// app the RM does not know is refused as the core would refuse it
+    /// (404): its id is no secret, and the answer says nothing of tokens.
+    fn check_am_token(&self, app: AppId, presented: &str) -> Result<(), RmError> {
+        match self.am_tokens.get(&app) {
+            Some(t) if t.token.matches(presented) => Ok(()),
+            None if self.core.app_user(app).is_none() => {
+                Err(RmError::App(AppError::UnknownApp(app)))
+            }
+            _ => Err(RmError::AmTokenRefused { app }),
+        }
+    }
+
+    /// Draws the AM token of `attempt`, replacing its app's last one, and
+    /// stores it so that the attempt's AM keeps working after a restart.
+    fn issue_am_token(&mut self, attempt: AttemptId) {
+        let token = self.tokens.draw_am();
+        if let Some(store) = &mut self.store {
+            store.am_token_issued(attempt, &token);
+        }
+        self.am_tokens
+            .insert(attempt.app, AttemptToken { attempt, token });
     }
 
     /// The app's owner and queue, or why it cannot be changed.
@@ -1846,7 +1948,13 @@ impl Actor {
                     tracing::info!(app = %app, queue = %reply.queue, "application recovered from the state store");
                     let mut extra = stored.extra;
                     extra.attempts = attempts;
+                    let unmanaged = extra.unmanaged;
                     self.extras.insert(app, extra);
+                    self.recover_am_token(
+                        app,
+                        stored.am_token,
+                        unmanaged || stored.recovered.am_container_allocated,
+                    );
                 }
                 Reply::Submitted(Err(e)) => {
                     tracing::warn!(app = %app, error = %e, "application in the state store not recovered");
@@ -1859,6 +1967,32 @@ impl Actor {
                 }
             }
             self.absorb(now, &out.events);
+        }
+    }
+
+    /// Puts back the AM token `stored` for `app`'s attempt, so that an AM
+    /// that ran through the restart goes on with the token it has. Without
+    /// one for the attempt the core took back (a file from before tokens
+    /// were kept), an attempt whose AM may already run (`running`: an
+    /// unmanaged AM, an allocated AM container) gets a new token, which an
+    /// unmanaged AM's owner can fetch again but a running AM container
+    /// never receives: that AM is refused until the attempt expires and
+    /// the next one starts.
+    fn recover_am_token(&mut self, app: AppId, stored: Option<AttemptToken>, running: bool) {
+        let Some(current) = self.core.app_report(app).map(|r| r.record.attempt) else {
+            return;
+        };
+        match stored {
+            Some(t) if t.attempt == current => {
+                self.am_tokens.insert(app, t);
+            }
+            _ if running => {
+                tracing::warn!(app = %app, attempt = %current, "no AM token stored for the attempt (a state store written before AM tokens): a new one is drawn, which an unmanaged AM fetches from the report again and an AM container already running never receives");
+                self.issue_am_token(current);
+            }
+            // The AM container is still to be allocated: its token is
+            // drawn then.
+            _ => {}
         }
     }
 
@@ -1941,6 +2075,7 @@ impl Actor {
                     let token = self.tokens.draw();
                     self.owed_tokens.allocated(*container, *is_am, token);
                     if *is_am {
+                        self.issue_am_token(container.attempt);
                         let http = self
                             .nodes
                             .get(node)
@@ -1997,6 +2132,15 @@ impl Actor {
                     extra
                         .attempts
                         .failed(now, attempt, diagnostics.clone(), keep);
+                    // The failed attempt's AM may still be running (a
+                    // silent AM, a lost node): its token stops working now.
+                    if self
+                        .am_tokens
+                        .get(app)
+                        .is_some_and(|t| t.attempt.attempt <= attempt.attempt)
+                    {
+                        self.am_tokens.remove(app);
+                    }
                     if let (Some(store), Some(failed)) =
                         (&mut self.store, extra.attempts.earlier.last())
                     {

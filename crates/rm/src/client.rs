@@ -238,6 +238,9 @@ pub struct RmClient {
     /// How long one call may take, from connecting to the end of the body;
     /// `None` waits for ever.
     timeout: Option<Duration>,
+    /// Sent as `Authorization: Bearer <token>` on every call: an AM's
+    /// token, or a node's secret. Never shown by `Debug`.
+    bearer: Option<String>,
 }
 
 impl std::fmt::Debug for RmClient {
@@ -247,6 +250,7 @@ impl std::fmt::Debug for RmClient {
             .field("https", &self.https.is_some())
             .field("user", &self.user)
             .field("timeout", &self.timeout)
+            .field("bearer", &self.bearer.as_ref().map(|_| ".."))
             .finish()
     }
 }
@@ -261,7 +265,22 @@ impl RmClient {
             user,
             sender: None,
             timeout: None,
+            bearer: None,
         })
+    }
+
+    /// The same client, showing `token` on every call as
+    /// `Authorization: Bearer <token>`: an AM's token for the AM protocol,
+    /// or the node secret for the node protocol.
+    pub fn with_bearer(mut self, token: impl Into<String>) -> RmClient {
+        self.bearer = Some(token.into());
+        self
+    }
+
+    /// Shows `token` on every call from now on (`None`: no more), for a
+    /// client whose token changes (an AM's next attempt).
+    pub fn set_bearer(&mut self, token: Option<String>) {
+        self.bearer = token;
     }
 
     /// The same client, failing each call that takes longer than `timeout`
@@ -379,12 +398,16 @@ impl RmClient {
     ) -> Result<Answer, ClientError> {
         let uri = self.path_with_user(path);
         let authority = self.authority.clone();
+        let bearer = self.bearer.as_ref().map(|t| format!("Bearer {t}"));
         let build = |body: Option<Vec<u8>>| {
             let mut b = Request::builder()
                 .method(method.clone())
                 .uri(uri.as_str())
                 .header(header::HOST, authority.as_str())
                 .header(header::ACCEPT, "application/json");
+            if let Some(value) = &bearer {
+                b = b.header(header::AUTHORIZATION, value.as_str());
+            }
             if body.is_some() {
                 b = b.header(header::CONTENT_TYPE, "application/json");
             }

@@ -33,6 +33,7 @@ use weft_queue_tree::{Acl, AllocFileError, GroupFile, GroupFileError, LoadedAllo
 use crate::dynamic_resources::{DynamicResources, DynamicResourcesError};
 use crate::groups::{GroupCacheSettings, GroupSource, MappingClass};
 use crate::hosts::{HostLists, HostsError, HostsFiles, TimeoutSecs};
+use crate::node_secret::{NodeSecret, NodeSecretError};
 use crate::tls::{HttpPolicy, ServerTls, TlsError};
 use crate::topology::{Topology, TopologyError};
 
@@ -216,6 +217,13 @@ pub struct ServiceSettings {
     /// built-in copies); `refresh-nodes` reads its site files again.
     /// Not a property: set when the directory is loaded.
     pub conf_dir: Option<PathBuf>,
+    /// `weft.nm.secret.file` (default none; relative to the configuration
+    /// directory): the file holding the secret every node protocol call
+    /// must show (`node_secret`).
+    pub node_secret_file: Option<PathBuf>,
+    /// The secret read from `node_secret_file` when the configuration was
+    /// loaded; `None`: nodes are not authenticated.
+    pub node_secret: Option<NodeSecret>,
 }
 
 /// Where the RM serves HTTP.
@@ -316,6 +324,8 @@ impl Default for ServiceSettings {
                 u64::try_from(crate::topology::DEFAULT_TIMEOUT.as_millis()).unwrap_or(u64::MAX),
             ),
             conf_dir: None,
+            node_secret_file: None,
+            node_secret: None,
         }
     }
 }
@@ -323,6 +333,9 @@ impl Default for ServiceSettings {
 /// Why the service cannot start with this configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The node secret file cannot be used.
+    #[error(transparent)]
+    NodeSecret(#[from] NodeSecretError),
     /// A file could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -521,6 +534,10 @@ impl RmConfig {
             HttpPolicy::HttpOnly => None,
             HttpPolicy::HttpsOnly => Some(ServerTls::load(&service.ssl_server_conf)?),
         };
+        service.node_secret_file = service
+            .node_secret_file
+            .map(|p| resolve(dir, &p.to_string_lossy()));
+        service.node_secret = read_node_secret(&service)?;
         let (topology, topology_warnings) = Topology::load(&service.rack_mapping)?;
         warnings.extend(topology_warnings);
         // Hadoop's default scheduler is not Weft's: a directory made for
@@ -568,6 +585,8 @@ impl RmConfig {
             &mut warnings,
         )?;
         let alloc = parse_alloc("built-in fair-scheduler.xml", alloc_text, &mut warnings)?;
+        let mut site = site;
+        site.service.node_secret = read_node_secret(&site.service)?;
         let groups = group_source(&site.service)?;
         let (hosts, host_warnings) = HostLists::load(&site.service.hosts_files)?;
         warnings.extend(host_warnings);
@@ -600,6 +619,15 @@ pub fn read_groups(path: &Path) -> Result<GroupFile, ConfigError> {
         path: path.to_owned(),
         error,
     })
+}
+
+/// The node secret of `service`'s `weft.nm.secret.file`, read now; a file
+/// that cannot be used stops the start.
+fn read_node_secret(service: &ServiceSettings) -> Result<Option<NodeSecret>, ConfigError> {
+    match &service.node_secret_file {
+        Some(path) => Ok(Some(NodeSecret::read(path)?)),
+        None => Ok(None),
+    }
 }
 
 /// Users' groups as `service` configures them: the group file when one is
@@ -1302,6 +1330,9 @@ fn read_service(config: &HadoopConfig) -> Result<ServiceRead, Vec<ServiceProblem
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
     s.groups_file = value(names::GROUPS_FILE)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    s.node_secret_file = value(crate::node_secret::PROPERTY)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
     // Hadoop reads both as longs of seconds; its cache refuses a time of 0,

@@ -28,7 +28,7 @@ use axum::Router;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post, put};
@@ -107,6 +107,14 @@ pub struct ApiParts {
 impl ApiState {
     /// The state of a router over `parts`.
     pub fn new(parts: ApiParts) -> ApiState {
+        if parts.service.node_secret.is_none() {
+            // Once per service start: the state is built once, when the
+            // service starts.
+            tracing::warn!(
+                "nodes are not authenticated: any caller can register and heartbeat as a node and receive its containers and their tokens; set {} (docs/operations.md, \"Authenticating nodes\")",
+                crate::node_secret::PROPERTY
+            );
+        }
         let explain_budget = explain::ExplainBudget::new(parts.service.explains_per_second);
         ApiState(Arc::new(ApiInner {
             rm: parts.rm,
@@ -134,6 +142,27 @@ impl ApiState {
 
     pub(crate) fn racks(&self) -> &RackResolver {
         &self.0.racks
+    }
+
+    /// Refuses a node protocol call that does not show the node secret,
+    /// when the RM has one: 401 without a bearer token, 403 with another.
+    pub(crate) fn check_node_secret(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let Some(secret) = &self.0.service.node_secret else {
+            return Ok(());
+        };
+        let Some(presented) = bearer_token(headers) else {
+            return Err(ApiError::Unauthorized(format!(
+                "this resource manager authenticates nodes: send its node secret as Authorization: Bearer <secret> (the node agent reads it from the file its site file names in {})",
+                crate::node_secret::PROPERTY
+            )));
+        };
+        if !secret.matches(presented) {
+            return Err(ApiError::Forbidden(format!(
+                "the node secret presented is not this resource manager's ({}); check that the node agent reads the same file",
+                crate::node_secret::PROPERTY
+            )));
+        }
+        Ok(())
     }
 
     pub(crate) fn max_request_bytes(&self) -> usize {
@@ -370,7 +399,18 @@ pub(crate) fn json_response<T: serde::Serialize>(value: &T) -> Response {
     }
 }
 
-/// Times a protocol call into `histogram` and logs its failure.
+/// The credential of an `Authorization: Bearer <credential>` header (the
+/// scheme in any case, as RFC 9110 has it), or `None` without one.
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, credential) = value.trim().split_once(' ')?;
+    let credential = credential.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !credential.is_empty()).then_some(credential)
+}
+
+/// Times a protocol call into `histogram` and logs its failure. A 401 says
+/// which scheme to use (`WWW-Authenticate: Bearer`), as HTTP asks: the node
+/// and AM protocols' only 401s are missing bearer tokens.
 pub(crate) async fn timed(
     histogram: Option<&Histogram>,
     path: &'static str,
@@ -381,7 +421,13 @@ pub(crate) async fn timed(
         Ok(res) => res,
         Err(e) => {
             log_error(&axum::http::Method::POST, path, &e);
-            e.into_response()
+            let unauthorized = matches!(e, ApiError::Unauthorized(_));
+            let mut res = e.into_response();
+            if unauthorized {
+                res.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            res
         }
     };
     if let Some(h) = histogram {

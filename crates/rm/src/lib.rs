@@ -18,7 +18,10 @@
 //! trait the binary implements over its logging filter),
 //! the optional state store
 //! that lets apps and drains survive a restart (`state_store`), the
-//! container tokens that let only a container's AM start it (`token`), start
+//! container tokens that let only a container's AM start it and the AM
+//! tokens that let only an attempt's AM speak for it (`token`), the node
+//! secret that lets only the cluster's nodes speak as nodes
+//! (`node_secret`), start
 //! and shutdown (`server`), and the client side used by the `weft` command
 //! (`client`, `cli`, `load`).
 //!
@@ -43,6 +46,7 @@ pub mod load;
 mod log_file;
 pub mod log_levels;
 pub mod metrics;
+pub mod node_secret;
 pub mod reload;
 pub mod server;
 pub mod state_store;

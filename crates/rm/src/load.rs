@@ -6,7 +6,10 @@
 //! connection, heartbeating on a fixed schedule (falling behind lowers the
 //! rate rather than bunching requests). A node "runs" a container for a fixed
 //! time, then reports it complete. An AM starts when a node is given its
-//! container, asks for all its containers at once, polls with allocate calls,
+//! container (with its attempt's AM token, which each of its calls shows,
+//! as a node hands it to the AM it launches; the nodes show the RM's node
+//! secret when the run is given one), asks for all its containers at once,
+//! polls with allocate calls,
 //! and finishes when they have all completed; another app is submitted in
 //! its place, so the number of live apps stays constant. Counting starts
 //! after a warm-up. Nothing here knows the scheduler's internals.
@@ -43,6 +46,7 @@ use crate::dto::nm::{
     ContainerStatusDto, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRegisterRequest,
     NodeRegisterResponse, NodeUnregisterRequest,
 };
+use crate::node_secret::NodeSecret;
 
 /// What to simulate.
 #[derive(Clone, Debug)]
@@ -84,6 +88,9 @@ pub struct LoadConfig {
     /// How long any one call may take, connecting included, before it
     /// counts as a failed request (see `DEFAULT_REQUEST_TIMEOUT`).
     pub request_timeout: Duration,
+    /// The RM's node secret (`weft.nm.secret.file`), which the simulated
+    /// nodes show; `None` for an RM that does not authenticate nodes.
+    pub node_secret: Option<NodeSecret>,
 }
 
 /// The default `LoadConfig::request_timeout`. A healthy RM answers in
@@ -125,6 +132,7 @@ impl Default for LoadConfig {
             duration: Duration::from_secs(20),
             host_prefix: "sim".to_owned(),
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            node_secret: None,
         }
     }
 }
@@ -372,8 +380,9 @@ struct Counters {
 struct LiveApp {
     /// Who submitted it: a kill is the owner's to make.
     user: String,
-    /// Its AM registered (and was not dropped), so it can finish the app.
-    registered: bool,
+    /// The AM token of its AM, once that registered (and was not dropped),
+    /// so that the end of the run can finish the app as its AM.
+    registered: Option<String>,
 }
 
 struct Shared {
@@ -385,8 +394,12 @@ struct Shared {
     /// Counting happens between these instants.
     window: (Instant, Instant),
     stop: watch::Receiver<bool>,
-    am_workers: Vec<mpsc::UnboundedSender<AppId>>,
+    am_workers: Vec<mpsc::UnboundedSender<Launch>>,
 }
+
+/// An AM container a simulated node was given: its app, and the AM token
+/// the heartbeat answer carried for it, as a node would hand it to the AM.
+type Launch = (AppId, String);
 
 impl Shared {
     fn counting(&self, at: Instant) -> bool {
@@ -411,7 +424,7 @@ impl Shared {
         }
     }
 
-    fn am_worker_for(&self, app: AppId) -> &mpsc::UnboundedSender<AppId> {
+    fn am_worker_for(&self, app: AppId) -> &mpsc::UnboundedSender<Launch> {
         &self.am_workers[app.seq as usize % self.am_workers.len()]
     }
 
@@ -421,9 +434,9 @@ impl Shared {
         self.live.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn set_registered(&self, app: AppId, registered: bool) {
+    fn set_registered(&self, app: AppId, am_token: Option<String>) {
         if let Some(a) = self.live().get_mut(&app.to_string()) {
-            a.registered = registered;
+            a.registered = am_token;
         }
     }
 }
@@ -755,7 +768,7 @@ async fn unregister_nodes(shared: &Shared, nodes: Vec<String>) -> Unregistered {
         left: 0,
         timed_out: false,
     };
-    let Ok(mut client) = client(&shared.config) else {
+    let Ok(mut client) = node_client(&shared.config) else {
         res.left = nodes.len() as u64;
         return res;
     };
@@ -789,12 +802,13 @@ async fn unregister_nodes(shared: &Shared, nodes: Vec<String>) -> Unregistered {
 /// Ends one app: its AM finishes it if one registered, else (or if that is
 /// refused) a kill as its owner.
 async fn end_app(client: &mut RmClient, app: &str, live: &LiveApp) -> AppEnd {
-    if live.registered {
+    if let Some(token) = &live.registered {
         let body = AmFinishRequest {
             final_status: "KILLED".to_owned(),
             diagnostics: "the weft load run ended".to_owned(),
             tracking_url: None,
         };
+        client.set_bearer(Some(token.clone()));
         let answer: Result<serde_json::Value, _> = client
             .call(
                 Method::POST,
@@ -802,6 +816,7 @@ async fn end_app(client: &mut RmClient, app: &str, live: &LiveApp) -> AppEnd {
                 Some(&body),
             )
             .await;
+        client.set_bearer(None);
         match answer {
             Ok(_) => return AppEnd::Finished,
             Err(e @ ClientError::Timeout { .. }) => {
@@ -855,6 +870,15 @@ fn client(config: &LoadConfig) -> Result<RmClient, ClientError> {
     Ok(RmClient::new(&config.rm, None)?.with_timeout(config.request_timeout))
 }
 
+/// A client for simulated nodes: it shows the node secret, if any.
+fn node_client(config: &LoadConfig) -> Result<RmClient, ClientError> {
+    let c = client(config)?;
+    Ok(match &config.node_secret {
+        Some(secret) => c.with_bearer(secret.value()),
+        None => c,
+    })
+}
+
 fn node_id(config: &LoadConfig, i: usize) -> String {
     format!("{}{i:05}.example:8041", config.host_prefix)
 }
@@ -897,7 +921,7 @@ async fn node_worker(
 ) -> Vec<u32> {
     let config = &shared.config;
     let mut latencies = Vec::new();
-    let Ok(mut client) = client(config) else {
+    let Ok(mut client) = node_client(config) else {
         return latencies;
     };
     let mut nodes: Vec<SimNode> = range
@@ -1004,9 +1028,14 @@ async fn heartbeat(
             );
             for c in res.allocated_containers {
                 if c.is_am {
-                    let _ = shared
-                        .am_worker_for(c.application_id)
-                        .send(c.application_id);
+                    // An AM container without its attempt's token (one
+                    // that failed before its node heard of it) has no AM
+                    // that could speak for it.
+                    if let Some(token) = &c.am_rm_token {
+                        let _ = shared
+                            .am_worker_for(c.application_id)
+                            .send((c.application_id, token.to_hex()));
+                    }
                     node.running.push((c.container_id, None));
                 } else {
                     node.running
@@ -1060,7 +1089,7 @@ async fn submit_app(shared: &Shared, client: &mut RmClient, i: usize) -> Result<
         new.application_id,
         LiveApp {
             user,
-            registered: false,
+            registered: None,
         },
     );
     shared.count(Instant::now(), &shared.counters.submitted, 1);
@@ -1069,6 +1098,8 @@ async fn submit_app(shared: &Shared, client: &mut RmClient, i: usize) -> Result<
 
 struct SimAm {
     app: AppId,
+    /// Its attempt's AM token, shown on each of its calls.
+    token: String,
     response_id: u64,
     asked: bool,
     completed: u32,
@@ -1078,7 +1109,7 @@ struct SimAm {
 async fn am_worker(
     shared: Arc<Shared>,
     worker: usize,
-    mut launches: mpsc::UnboundedReceiver<AppId>,
+    mut launches: mpsc::UnboundedReceiver<Launch>,
 ) -> Vec<u32> {
     let config = &shared.config;
     let mut latencies = Vec::new();
@@ -1095,13 +1126,16 @@ async fn am_worker(
         let next_due = ams.iter().map(|a| a.next).min();
         tokio::select! {
             launch = launches.recv() => {
-                let Some(app) = launch else { return latencies };
+                let Some((app, token)) = launch else { return latencies };
                 let path = format!("/ws/v1/am/{app}/register");
+                // One connection serves many AMs: each call shows its own.
+                client.set_bearer(Some(token.clone()));
                 match client.request(Method::POST, &path, None).await {
                     Ok(a) if a.status.is_success() => {
-                        shared.set_registered(app, true);
+                        shared.set_registered(app, Some(token.clone()));
                         ams.push(SimAm {
                             app,
+                            token,
                             response_id: 0,
                             asked: false,
                             completed: 0,
@@ -1158,6 +1192,7 @@ async fn am_worker(
                 progress: am.completed as f32 / config.containers_per_app.max(1) as f32,
             };
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            client.set_bearer(Some(am.token.clone()));
             let sent = Instant::now();
             let answer = client
                 .request(
@@ -1184,7 +1219,7 @@ async fn am_worker(
                     tracing::debug!(app = %am.app, error = %e, "allocate failed; dropping the AM");
                     shared.failed(&e);
                     // Its app is left to the end of the run, which kills it.
-                    shared.set_registered(am.app, false);
+                    shared.set_registered(am.app, None);
                     finished.push((idx, false));
                 }
             }
@@ -1192,8 +1227,10 @@ async fn am_worker(
         for (idx, completed) in finished.into_iter().rev() {
             let am = ams.swap_remove(idx);
             if completed {
-                finish_am(&shared, &mut client, am.app).await;
+                finish_am(&shared, &mut client, &am).await;
             }
+            // Submissions are a user's calls, not an AM's.
+            client.set_bearer(None);
             if shared.stopped() {
                 continue;
             }
@@ -1207,7 +1244,9 @@ async fn am_worker(
 }
 
 /// An AM whose containers all completed finishes its app.
-async fn finish_am(shared: &Shared, client: &mut RmClient, app: AppId) {
+async fn finish_am(shared: &Shared, client: &mut RmClient, am: &SimAm) {
+    let app = am.app;
+    client.set_bearer(Some(am.token.clone()));
     let body = AmFinishRequest {
         final_status: "SUCCEEDED".to_owned(),
         diagnostics: String::new(),

@@ -3,7 +3,10 @@
 //! append-only JSON lines in `<dir>/apps.jsonl` — a submission (with the
 //! queue placement chose, the AM's launch context, the app's ACLs, the
 //! lifetime expiry and the submission time), an app's first container allocated, an AM
-//! container allocated, an attempt that failed, a new lifetime expiry, and
+//! container allocated, an attempt's AM token (so that a running AM keeps
+//! working across a restart, as YARN keeps its AMRMToken master key; the
+//! files are therefore readable by their owner only), an attempt that
+//! failed, a new lifetime expiry, and
 //! an app that ended, with everything its report shows from then on. Times
 //! are wall-clock milliseconds, since the core's clock starts again with
 //! every run. The graceful decommissions under way go beside it in
@@ -43,6 +46,7 @@ use crate::access::AppAcls;
 use crate::clock::Clock;
 use crate::dto::ResourceDto;
 use crate::dto::apps::final_status_name;
+use crate::token::{AmToken, AttemptToken};
 use crate::view::{AmPlacement, AppExtra, AttemptHistory, EndedAttempt};
 
 pub(crate) mod drains;
@@ -88,6 +92,8 @@ pub struct StoredApp {
     pub launched_ms: Option<u64>,
     /// Its attempts before the current one, and when that one began.
     history: StoredHistory,
+    /// The AM token of the attempt it was at, if one was drawn.
+    pub am_token: Option<AttemptToken>,
 }
 
 /// An application the store says had ended, as it ended.
@@ -124,6 +130,10 @@ pub struct StateStore {
 /// One line of the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "camelCase")]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a compaction's records are nearly all submissions, so boxing their fields would only add an allocation to each"
+)]
 enum Record {
     /// An accepted submission, placed in `queue`.
     #[serde(rename_all = "camelCase")]
@@ -176,7 +186,13 @@ enum Record {
         /// Written by compaction only: its earlier attempts, oldest first.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         earlier_attempts: Vec<StoredAttempt>,
+        /// Written by compaction only: its current attempt's AM token;
+        /// absent before one was drawn, and in files written before tokens.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        am_token: Option<StoredAmToken>,
     },
+    /// An attempt's AM token was drawn (the id names the attempt).
+    AmToken { attempt: String, token: AmToken },
     /// The app was given a new lifetime expiry (ms since the epoch).
     LifetimeSet { app: String, expiry: u64 },
     /// The app's priority was changed (to the priority in force).
@@ -277,6 +293,13 @@ struct EndedReport {
     /// in files written before attempts were kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     earlier_attempts: Vec<StoredAttempt>,
+}
+
+/// An attempt's AM token, on a compacted `submitted` line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct StoredAmToken {
+    attempt: u32,
+    token: AmToken,
 }
 
 /// Where an attempt's AM container ran, by ids as text.
@@ -471,8 +494,19 @@ impl StateStore {
             max_attempts: sub.max_attempts,
             attempt_started_ms: None,
             earlier_attempts: Vec::new(),
+            am_token: None,
         };
         self.lines.append(record);
+    }
+
+    /// The AM token of `attempt` was drawn.
+    pub(crate) fn am_token_issued(&mut self, attempt: AttemptId, token: &AmToken) {
+        if self.is_live(attempt.app) {
+            self.lines.append(Record::AmToken {
+                attempt: attempt.to_string(),
+                token: token.clone(),
+            });
+        }
     }
 
     /// The app was given a new lifetime expiry (ms since the epoch).
@@ -847,6 +881,7 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
             max_attempts,
             attempt_started_ms,
             earlier_attempts,
+            am_token,
         } => {
             let id = parse_app(&app)?;
             let history = read_attempts(id, attempt_started_ms, None, &earlier_attempts)?;
@@ -884,6 +919,10 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                 submitted_ms: submitted_ms.unwrap_or(kept.started_ms),
                 launched_ms,
                 history,
+                am_token: am_token.map(|t| AttemptToken {
+                    attempt: AttemptId::new(id, t.attempt),
+                    token: t.token,
+                }),
             };
             kept.forget_ended(id);
             if kept.apps.insert(id, stored).is_none() {
@@ -904,6 +943,14 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
                 app.recovered.am_container_allocated = true;
             }
         }
+        Record::AmToken { attempt, token } => {
+            let attempt: AttemptId = attempt
+                .parse()
+                .map_err(|e: weft_model::IdParseError| e.to_string())?;
+            if let Some(app) = kept.apps.get_mut(&attempt.app) {
+                app.am_token = Some(AttemptToken { attempt, token });
+            }
+        }
         Record::AttemptFailed {
             app,
             at_ms,
@@ -913,6 +960,8 @@ fn apply(kept: &mut KeptApps, record: Record) -> Result<(), String> {
             let id = parse_app(&app)?;
             if let Some(app) = kept.apps.get_mut(&id) {
                 let failed = app.recovered.attempt;
+                // The failed attempt's token is of no use to the next.
+                app.am_token = None;
                 app.recovered.attempt = usable_attempt(failed.saturating_add(1))?;
                 app.recovered.am_container_allocated = false;
                 let am = am.as_ref().map(StoredAm::placement).transpose()?;
@@ -1103,6 +1152,10 @@ fn compacted(app: &StoredApp) -> Record {
         max_attempts: sub.max_attempts,
         attempt_started_ms: app.history.current_started_ms,
         earlier_attempts: app.history.stored_earlier(),
+        am_token: app.am_token.as_ref().map(|t| StoredAmToken {
+            attempt: t.attempt.attempt,
+            token: t.token.clone(),
+        }),
     }
 }
 

@@ -1,21 +1,27 @@
-//! Container tokens: the secret the RM hands, with each container it
+//! Container tokens and AM tokens.
+//!
+//! A container token is the secret the RM hands, with each container it
 //! allocates, to the container's node (heartbeat answer) and to its AM
 //! (allocate answer), so that the node starts a container only for a caller
 //! who shows the same secret, that is its AM (docs/api.md, "Launching
-//! containers").
+//! containers"). An AM token (YARN's AMRMToken) is the secret of one
+//! application attempt, which every call of the AM protocol must show: the
+//! RM hands it to the AM container's node with the container, or to an
+//! unmanaged AM's owner in the app's report (docs/api.md, "AM tokens").
 //!
-//! This module owns the token value (128 bits from the operating system's
+//! This module owns the token values (128 bits from the operating system's
 //! random source, lowercase hex on the wire), drawing them in batches, the
-//! constant-time comparison the node makes, and the actor's ledger of tokens
-//! not yet handed to both parties. Which answer carries which token is the
-//! actor's business; refusing a start call is the node agent's (weft-nm).
-//! Tokens never enter weft-core: the scheduler stays deterministic.
+//! constant-time comparisons, and the actor's ledger of container tokens
+//! not yet handed to both parties. Which answer carries which token, and
+//! which attempt's AM token is in force, is the actor's business; refusing
+//! a start call is the node agent's (weft-nm). Tokens never enter
+//! weft-core: the scheduler stays deterministic.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use weft_model::{AppId, ContainerId};
+use weft_model::{AppId, AttemptId, ContainerId};
 
 /// Bytes in a token (128 bits).
 const TOKEN_BYTES: usize = 16;
@@ -47,13 +53,19 @@ pub enum TokenError {
 impl ContainerToken {
     /// The wire form: 32 lowercase hex digits.
     pub fn to_hex(&self) -> String {
+        self.hex_digits().iter().map(|&b| b as char).collect()
+    }
+
+    /// The wire form's bytes, on the stack: a comparison on the hot path
+    /// (every AM call) allocates nothing.
+    fn hex_digits(&self) -> [u8; 2 * TOKEN_BYTES] {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(2 * TOKEN_BYTES);
-        for b in self.0 {
-            s.push(DIGITS[usize::from(b >> 4)] as char);
-            s.push(DIGITS[usize::from(b & 0xf)] as char);
+        let mut out = [0u8; 2 * TOKEN_BYTES];
+        for (i, b) in self.0.iter().enumerate() {
+            out[2 * i] = DIGITS[usize::from(b >> 4)];
+            out[2 * i + 1] = DIGITS[usize::from(b & 0xf)];
         }
-        s
+        out
     }
 
     /// Reads the wire form.
@@ -81,13 +93,13 @@ impl ContainerToken {
     /// Whether `presented` (as a caller sent it) is this token's wire form,
     /// in time that depends only on its length (which is public: always 32).
     pub fn matches(&self, presented: &str) -> bool {
-        constant_time_eq(self.to_hex().as_bytes(), presented.as_bytes())
+        constant_time_eq(&self.hex_digits(), presented.as_bytes())
     }
 }
 
 /// Equal-length slices are compared by folding every byte's difference into
 /// one accumulator, with no early exit; the length is not secret.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -121,6 +133,59 @@ impl<'de> Deserialize<'de> for ContainerToken {
         let text = String::deserialize(d)?;
         ContainerToken::from_hex(&text).map_err(serde::de::Error::custom)
     }
+}
+
+/// The secret of one application attempt (YARN's AMRMToken): every call of
+/// the AM protocol for the app must show it, and a new attempt gets a new
+/// one. Like a container token it compares in constant time and never shows
+/// its value in `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AmToken(ContainerToken);
+
+impl AmToken {
+    /// The wire form: 32 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        self.0.to_hex()
+    }
+
+    /// Reads the wire form.
+    pub fn from_hex(text: &str) -> Result<AmToken, TokenError> {
+        ContainerToken::from_hex(text).map(AmToken)
+    }
+
+    /// Whether `presented` is this token's wire form, in time that depends
+    /// only on its length.
+    pub fn matches(&self, presented: &str) -> bool {
+        self.0.matches(presented)
+    }
+}
+
+impl fmt::Debug for AmToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AmToken(..)")
+    }
+}
+
+impl Serialize for AmToken {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for AmToken {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AmToken, D::Error> {
+        ContainerToken::deserialize(d).map(AmToken)
+    }
+}
+
+/// An attempt's AM token with the attempt it belongs to: a token is only
+/// ever good for its own attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptToken {
+    /// The attempt.
+    pub attempt: AttemptId,
+    /// Its token.
+    pub token: AmToken,
 }
 
 /// Tokens from the operating system's random source, drawn `BATCH` at a time.
@@ -165,6 +230,12 @@ impl TokenSource {
         self.batch[start..start + TOKEN_BYTES].fill(0);
         self.used += 1;
         ContainerToken(token)
+    }
+
+    /// A fresh AM token, from the same source: the two kinds never share a
+    /// value, since each drawn value is handed out once.
+    pub(crate) fn draw_am(&mut self) -> AmToken {
+        AmToken(self.draw())
     }
 }
 
@@ -306,6 +377,21 @@ mod tests {
             token
         );
         assert!(serde_json::from_str::<ContainerToken>(r#""00""#).is_err());
+    }
+
+    #[test]
+    fn am_tokens_hide_their_value_and_match_only_their_wire_form() {
+        let mut source = TokenSource::new().unwrap();
+        let (a, b) = (source.draw_am(), source.draw_am());
+        assert_ne!(a, b);
+        assert!(a.matches(&a.to_hex()));
+        assert!(!a.matches(&b.to_hex()));
+        assert!(!a.matches(&a.to_hex().to_uppercase()));
+        assert!(!a.matches(""));
+        assert_eq!(format!("{a:?}"), "AmToken(..)");
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(serde_json::from_str::<AmToken>(&json).unwrap(), a);
+        assert_eq!(AmToken::from_hex(&a.to_hex()).unwrap(), a);
     }
 
     #[test]

@@ -324,7 +324,7 @@ async fn post(c: &mut RmClient, path: &str, body: Value) -> Value {
     c.call(Method::POST, path, Some(&body)).await.unwrap()
 }
 
-async fn heartbeat(nm: &mut RmClient, node: &str, response_id: &mut u64) {
+async fn heartbeat(nm: &mut RmClient, node: &str, response_id: &mut u64) -> Value {
     let v = post(
         nm,
         "/ws/v1/nm/heartbeat",
@@ -332,6 +332,7 @@ async fn heartbeat(nm: &mut RmClient, node: &str, response_id: &mut u64) {
     )
     .await;
     *response_id = v["responseId"].as_u64().unwrap();
+    v
 }
 
 /// A running RM on an ephemeral port with one node and one application
@@ -363,8 +364,15 @@ async fn scrape_a_busy_rm() -> String {
         json!({"application-id": app, "queue": "a", "resource": {"memory": 1024, "vCores": 1}});
     alice.submit_application(&submission).await.unwrap();
     let mut response_id = 0;
-    heartbeat(&mut nm, node, &mut response_id).await;
-    let _: Value = nm
+    let hb = heartbeat(&mut nm, node, &mut response_id).await;
+    // The AM's token, as the node hands it to the AM container it launches.
+    let token = hb["allocatedContainers"][0]["amRMToken"]
+        .as_str()
+        .expect("the AM container comes with its attempt's token");
+    let mut am = RmClient::new(&url, Some("yarn".to_owned()))
+        .unwrap()
+        .with_bearer(token);
+    let _: Value = am
         .call(
             Method::POST,
             &format!("/ws/v1/am/{app}/register"),
@@ -374,7 +382,7 @@ async fn scrape_a_busy_rm() -> String {
         .unwrap();
     // More than the node holds, so the queue keeps pending asks.
     post(
-        &mut nm,
+        &mut am,
         &format!("/ws/v1/am/{app}/allocate"),
         json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": 8}]}),
     )

@@ -115,6 +115,22 @@ async fn heartbeat(c: &mut RmClient, node: &str, response_id: &mut u64) -> Value
     v
 }
 
+/// The AM tokens a heartbeat answer hands over with AM containers, by app,
+/// as the node would give each to the AM it launches.
+fn am_tokens(hb: &Value) -> std::collections::BTreeMap<String, String> {
+    hb["allocatedContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            Some((
+                c["applicationId"].as_str()?.to_owned(),
+                c["amRMToken"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
 async fn submit(c: &mut RmClient, queue: &str) -> String {
     let app = c.new_application().await.unwrap().application_id;
     let body = json!({"application-id": app, "application-name": format!("job-{queue}"),
@@ -155,11 +171,14 @@ async fn end_to_end_over_tcp() {
     // Two apps in two queues; the next heartbeats place their AMs.
     let a = submit(&mut alice, "a").await;
     let b = submit(&mut bob, "b").await;
+    let mut tokens = std::collections::BTreeMap::new();
     for (node, id) in nodes.iter().zip(ids.iter_mut()) {
-        heartbeat(&mut nm, node, id).await;
+        tokens.extend(am_tokens(&heartbeat(&mut nm, node, id).await));
     }
-    for app in [&a, &b] {
-        let _: Value = nm
+    let mut am_a = server.client("yarn").with_bearer(&tokens[&a]);
+    let mut am_b = server.client("yarn").with_bearer(&tokens[&b]);
+    for (am, app) in [(&mut am_a, &a), (&mut am_b, &b)] {
+        let _: Value = am
             .call(
                 Method::POST,
                 &format!("/ws/v1/am/{app}/register"),
@@ -168,11 +187,24 @@ async fn end_to_end_over_tcp() {
             .await
             .unwrap();
     }
+    // Each AM is refused with the other's token.
+    let wrong = am_b
+        .call::<Value>(
+            Method::POST,
+            &format!("/ws/v1/am/{a}/allocate"),
+            Some(&json!({"responseId": 0})),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&wrong, ClientError::Remote { status, .. } if *status == StatusCode::FORBIDDEN),
+        "{wrong}"
+    );
     // Both want far more than the cluster has.
     let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*",
         "capability": {"memory": 1024, "vCores": 1}, "numContainers": 40}]});
-    allocate(&mut nm, &a, ask.clone()).await;
-    allocate(&mut nm, &b, ask).await;
+    allocate(&mut am_a, &a, ask.clone()).await;
+    allocate(&mut am_b, &b, ask).await;
     // Fair shares are computed by the update pass; let it run, then schedule.
     tokio::time::sleep(Duration::from_millis(600)).await;
     for _ in 0..4 {
@@ -180,8 +212,8 @@ async fn end_to_end_over_tcp() {
             heartbeat(&mut nm, node, id).await;
         }
     }
-    let got_a = allocate(&mut nm, &a, json!({"responseId": 1})).await;
-    let got_b = allocate(&mut nm, &b, json!({"responseId": 1})).await;
+    let got_a = allocate(&mut am_a, &a, json!({"responseId": 1})).await;
+    let got_b = allocate(&mut am_b, &b, json!({"responseId": 1})).await;
     let n_a = got_a["allocated"].as_array().unwrap().len();
     let n_b = got_b["allocated"].as_array().unwrap().len();
     // 16 slots: 12 for root.a (AM included), 4 for root.b, the 3:1 of their weights.
@@ -251,9 +283,10 @@ async fn end_to_end_over_tcp() {
             "weft_scheduler_node_heartbeat_duration_seconds_count"
         ) >= 10.0
     );
+    // Four answered, and the one refused for showing another app's token.
     assert_eq!(
         metric(&text, "weft_scheduler_allocate_duration_seconds_count"),
-        4.0
+        5.0
     );
     server.shutdown().await;
 }
@@ -721,8 +754,9 @@ async fn the_cli_shows_ended_apps_the_same_after_a_restart_with_the_state_store(
     let done = submit(&mut alice, "a").await;
     let killed = submit(&mut alice, "b").await;
     let mut id = 0;
-    heartbeat(&mut nm, "n1:8041", &mut id).await;
-    let _: Value = alice
+    let tokens = am_tokens(&heartbeat(&mut nm, "n1:8041", &mut id).await);
+    let mut am = server.client("alice").with_bearer(&tokens[&done]);
+    let _: Value = am
         .call(
             Method::POST,
             &format!("/ws/v1/am/{done}/register"),
@@ -733,7 +767,7 @@ async fn the_cli_shows_ended_apps_the_same_after_a_restart_with_the_state_store(
         .await
         .unwrap();
     tokio::time::advance(Duration::from_secs(7)).await;
-    let _: Value = alice
+    let _: Value = am
         .call(
             Method::POST,
             &format!("/ws/v1/am/{done}/finish"),
@@ -992,8 +1026,9 @@ async fn metrics_pass_promtool() {
     register(&mut nm, "n1:8041").await;
     let a = submit(&mut alice, "a").await;
     let mut id = 0;
-    heartbeat(&mut nm, "n1:8041", &mut id).await;
-    let _: Value = nm
+    let tokens = am_tokens(&heartbeat(&mut nm, "n1:8041", &mut id).await);
+    let mut am = server.client("yarn").with_bearer(&tokens[&a]);
+    let _: Value = am
         .call(
             Method::POST,
             &format!("/ws/v1/am/{a}/register"),
@@ -1001,7 +1036,7 @@ async fn metrics_pass_promtool() {
         )
         .await
         .unwrap();
-    allocate(&mut nm, &a, json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": 3}]})).await;
+    allocate(&mut am, &a, json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": 3}]})).await;
     heartbeat(&mut nm, "n1:8041", &mut id).await;
     // A node reporting its use, so the utilization gauges have figures.
     let _: Value = nm
@@ -1082,6 +1117,46 @@ async fn load_generator_drives_a_live_rm() {
     assert_eq!(alive_apps(&server).await, Vec::<String>::new(), "{report}");
     assert_eq!(running_nodes(&server).await, 0, "{report}");
     server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn load_generator_shows_the_node_secret_the_rm_asks_for() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = temp_dir("load-node-secret");
+    let file = dir.join("node.secret");
+    std::fs::write(&file, "0123456789abcdef0123456789abcdef\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let path = file.display().to_string();
+    let server =
+        serve(RmConfig::from_texts(&site(&[("weft.nm.secret.file", &path)]), ALLOC).unwrap()).await;
+    let config = |node_secret| weft_rm::load::LoadConfig {
+        rm: server.url.clone(),
+        nodes: 2,
+        apps: 1,
+        containers_per_app: 2,
+        container_runtime: Duration::from_millis(100),
+        heartbeat_interval: Some(Duration::from_millis(100)),
+        am_interval: Duration::from_millis(100),
+        queues: vec!["a".to_owned()],
+        node_connections: 1,
+        am_connections: 1,
+        warmup: Duration::from_millis(200),
+        duration: Duration::from_secs(2),
+        node_secret,
+        ..weft_rm::load::LoadConfig::default()
+    };
+    let secret = weft_rm::node_secret::NodeSecret::read(&file).unwrap();
+    let report = weft_rm::load::run(config(Some(secret))).await.unwrap();
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.apps_finished >= 1, "{report}");
+    assert_eq!(report.ending.nodes_unregistered, 2, "{report}");
+    // Without it, its nodes are refused and nothing runs.
+    let report = weft_rm::load::run(config(None)).await.unwrap();
+    assert!(report.errors > 0, "{report}");
+    assert_eq!(report.heartbeats, 0, "{report}");
+    assert_eq!(running_nodes(&server).await, 0, "{report}");
+    server.shutdown().await;
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Apps the RM has not ended.

@@ -105,6 +105,7 @@ pub(crate) async fn run(
         filter_entity_list_by_user: config.service.filter_entity_list_by_user,
         http_policy: config.service.http_policy,
         server_tls: config.tls.clone(),
+        node_secret: config.service.node_secret.clone(),
     };
     if let (Some(tls), Some(dir)) = (&config.tls, &dir) {
         tracing::info!(certificate = %tls.certificate().display(), "serving HTTPS");
@@ -196,6 +197,8 @@ struct NodeAccess {
     http_policy: weft_rm::tls::HttpPolicy,
     /// The RM's key material, which the nodes serve HTTPS with too.
     server_tls: Option<weft_rm::tls::ServerTls>,
+    /// The RM's node secret (`weft.nm.secret.file`), which its nodes show.
+    node_secret: Option<weft_rm::node_secret::NodeSecret>,
 }
 
 async fn start_node(
@@ -219,6 +222,7 @@ async fn start_node(
     config.filter_entity_list_by_user = access.filter_entity_list_by_user;
     config.http_policy = access.http_policy;
     config.server_tls = access.server_tls.clone();
+    config.node_secret = access.node_secret.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     Ok(NodeManager::start_with(config, listener, embedding.clone()).await?)
 }

@@ -499,6 +499,10 @@ struct LoadArgs {
     // 0 used to run on one worker thread in silence, which is neither.
     #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     threads: usize,
+    /// The RM's node secret file (its weft.nm.secret.file), for an RM that
+    /// authenticates nodes: the simulated nodes show the secret.
+    #[arg(long)]
+    node_secret_file: Option<std::path::PathBuf>,
 }
 
 /// `--rm`, checked as the command line is read: a bad address is a usage
@@ -849,6 +853,10 @@ async fn rmadmin(a: RmadminArgs) -> anyhow::Result<()> {
 }
 
 async fn load(a: LoadArgs) -> anyhow::Result<()> {
+    let node_secret = match &a.node_secret_file {
+        Some(path) => Some(weft_rm::node_secret::NodeSecret::read(path)?),
+        None => None,
+    };
     let config = LoadConfig {
         rm: a.rm,
         nodes: a.nodes,
@@ -874,6 +882,7 @@ async fn load(a: LoadArgs) -> anyhow::Result<()> {
         duration: Duration::from_secs(a.duration),
         host_prefix: a.host_prefix,
         request_timeout: Duration::from_millis(a.request_timeout_ms),
+        node_secret,
     };
     tracing::info!(nodes = config.nodes, apps = config.apps, rm = %config.rm, "load starting");
     // The first Ctrl-C or SIGTERM stops the run, which still ends the apps

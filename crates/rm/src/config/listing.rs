@@ -75,6 +75,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("net.topology.script.file.name", ""),
     ("net.topology.script.number.args", "100"),
     ("net.topology.table.file.name", ""),
+    ("weft.nm.secret.file", ""),
     ("weft.rm.alloc-file.min-age-ms", "5000"),
     ("weft.rm.alloc-file.reload-interval-ms", "10000"),
     ("weft.rm.audit-log.file", ""),
@@ -458,6 +459,7 @@ mod tests {
             include_str!("../../../queue-tree/src/site/settings.rs"),
             include_str!("../config.rs"),
             include_str!("../hosts.rs"),
+            include_str!("../node_secret.rs"),
             include_str!("../topology.rs"),
         ];
         let name =

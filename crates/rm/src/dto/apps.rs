@@ -133,6 +133,12 @@ pub struct AppDto {
     /// when the list was asked for with `deSelects=timeouts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeouts: Option<AppTimeoutsDto>,
+    /// An unmanaged AM's token for its running attempt (YARN's
+    /// `ApplicationReport.amRMToken`), given to the app's owner only, in
+    /// one app's report only (`GET /ws/v1/cluster/apps/{app}`); absent
+    /// otherwise.
+    #[serde(rename = "amRMToken", default, skip_serializing_if = "Option::is_none")]
+    pub am_rm_token: Option<String>,
     /// Not on the wire: true when the report leaves out what the caller
     /// may not see (`AppDto::withheld`), so a page can say so rather than
     /// show its zeros as figures.
@@ -266,6 +272,7 @@ impl AppDto {
                     epoch_ms(now),
                 )],
             }),
+            am_rm_token: None,
             withheld: false,
         }
     }
@@ -297,6 +304,7 @@ impl AppDto {
             pending_mb: 0,
             pending_vcores: 0,
             fair_share_mb: 0,
+            am_rm_token: None,
             withheld: true,
             ..self
         }

@@ -16,7 +16,7 @@ use weft_model::{AppId, ContainerId, NodeId, Priority};
 use weft_queue_tree::Acl;
 
 use crate::dto::{InvalidField, ResourceDto, as_text, parse_field};
-use crate::token::ContainerToken;
+use crate::token::{AmToken, AttemptToken, ContainerToken};
 use crate::utilization::{NodeUtilization, Utilization};
 
 /// `POST /ws/v1/nm/register`.
@@ -411,6 +411,11 @@ pub struct ContainerToLaunchDto {
     /// The secret a start call for this container must carry (the same as
     /// its AM's allocate answer gives).
     pub container_token: ContainerToken,
+    /// For an AM container, its attempt's AM token (YARN's AMRMToken),
+    /// which the node gives the AM process (`WEFT_AM_TOKEN`) and the AM
+    /// shows on every AM protocol call; absent for other containers.
+    #[serde(rename = "amRMToken", default, skip_serializing_if = "Option::is_none")]
+    pub am_rm_token: Option<AmToken>,
     /// The user who submitted its application (YARN's container token
     /// carries it), for the node to show the container's logs to; absent
     /// from an RM that does not say, which leaves the node knowing no owner.
@@ -435,6 +440,8 @@ pub struct ContainerApp {
     pub view_acl: Option<Acl>,
     /// The submission's `am-container-spec`, for its AM container.
     pub launch_context: Option<Arc<serde_json::Value>>,
+    /// The AM token of its running attempt, for its AM container.
+    pub am_token: Option<AttemptToken>,
 }
 
 /// The wire name of a stop reason.
@@ -512,6 +519,12 @@ fn to_launch(
         is_am: c.is_am,
         launch_context: if c.is_am { app.launch_context } else { None },
         container_token,
+        // Only the attempt's own AM container carries it: an AM container
+        // of an attempt that has already failed gets none.
+        am_rm_token: app
+            .am_token
+            .filter(|t| c.is_am && t.attempt == c.container.attempt)
+            .map(|t| t.token),
         user: app.user,
         view_app_acl: app.view_acl.map(|acl| acl.to_string()),
     }
@@ -604,13 +617,17 @@ mod tests {
                 user: Some("alice".to_owned()),
                 view_acl: Some(Acl::parse("bob ops")),
                 launch_context: (a == app).then(|| ctx.clone()),
+                am_token: Some(AttemptToken {
+                    attempt: AttemptId::new(app, 1),
+                    token: AmToken::from_hex("fedcba9876543210fedcba9876543210").unwrap(),
+                }),
             },
             |_| token.clone(),
         );
         let json = serde_json::to_string(&res).unwrap();
         assert_eq!(
             json,
-            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}},"containerToken":"0123456789abcdef0123456789abcdef","user":"alice","viewAppAcl":"bob ops"}]}"#
+            r#"{"responseId":3,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[{"containerId":"container_7_0001_01_000009","reason":"RELEASED"}],"allocatedContainers":[{"containerId":"container_7_0001_01_000001","applicationId":"application_7_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"sleep 1"}},"containerToken":"0123456789abcdef0123456789abcdef","amRMToken":"fedcba9876543210fedcba9876543210","user":"alice","viewAppAcl":"bob ops"}]}"#
         );
         let back: NodeHeartbeatResponse = serde_json::from_str(&json).unwrap();
         assert_eq!(back, res);

@@ -9,7 +9,8 @@
 //! `VIEW_APP` rule (`crate::access`) does not let see them, as Hadoop's are;
 //! with `yarn.webapp.filter-entity-list-by-user` the list leaves such apps
 //! out instead (`crate::access::ListedAs`), while one app's report is still
-//! withheld and `appstatistics` still counts them, as in Hadoop.
+//! withheld and `appstatistics` still counts them, as in Hadoop. One app's
+//! report carries an unmanaged AM's token for its owner (`amRMToken`).
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -31,6 +32,7 @@ use crate::http::codec::{Caller, Format, NamedCaller, Params, Payload, Wire};
 use crate::http::error::ApiError;
 use crate::http::{ApiState, AppParam, app_location, invalid_path, path_id};
 use crate::iso8601::EpochMs;
+use crate::token::AmToken;
 
 /// One app as of now (not the published views, which may lag): a client
 /// reads its own writes.
@@ -84,6 +86,14 @@ pub(super) async fn get_app(
     let mut dto = AppDto::from_snapshot(&snap);
     if !may_view(&s, who.as_ref(), &snap) {
         dto = dto.withheld();
+    }
+    // As Hadoop's report: an unmanaged AM's token goes to its owner alone
+    // (not to administrators or ACLs), who runs that AM.
+    if who
+        .as_ref()
+        .is_some_and(|w| w.user == snap.app.report.record.user)
+    {
+        dto.am_rm_token = snap.unmanaged_am_token.as_ref().map(AmToken::to_hex);
     }
     Ok(Wire::ok(format, "app", dto))
 }

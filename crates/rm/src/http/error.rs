@@ -274,9 +274,9 @@ impl From<RmError> for ApiError {
             RmError::Lifetime(e) => e.into(),
             RmError::OutOfSync { .. } => ApiError::Conflict(e.to_string()),
             RmError::NotIssued { .. } => ApiError::BadRequest(e.to_string()),
-            RmError::Forbidden { .. } | RmError::Disallowed { .. } => {
-                ApiError::Forbidden(e.to_string())
-            }
+            RmError::Forbidden { .. }
+            | RmError::Disallowed { .. }
+            | RmError::AmTokenRefused { .. } => ApiError::Forbidden(e.to_string()),
             RmError::Unexpected { .. } => ApiError::Internal(e.to_string()),
             RmError::Gone => ApiError::Unavailable,
         }

@@ -5,7 +5,8 @@
 //! timed from the first byte read to the answer serialized. A registering
 //! node's rack is worked out here, before the actor sees it, when a
 //! topology mapping is configured: the mapping may run a script, which must
-//! not hold up the scheduler.
+//! not hold up the scheduler. When the RM has a node secret, every call
+//! must show it before its body is read (`ApiState::check_node_secret`).
 
 use axum::extract::{FromRequest, Request, State};
 use axum::response::Response;
@@ -21,6 +22,7 @@ use crate::http::{ApiState, json_response, timed};
 
 pub(super) async fn register(State(s): State<ApiState>, req: Request) -> Response {
     timed(None, "/ws/v1/nm/register", async {
+        s.check_node_secret(req.headers())?;
         let Payload(body) = Payload::<NodeRegisterRequest>::from_request(req, &s).await?;
         let mut reg = body.to_registration()?;
         if let Some(rack) = s.racks().resolve(reg.node.host()).await {
@@ -51,6 +53,7 @@ pub(super) async fn register(State(s): State<ApiState>, req: Request) -> Respons
 pub(super) async fn heartbeat(State(s): State<ApiState>, req: Request) -> Response {
     let histogram = &s.0.metrics.heartbeat_duration;
     timed(Some(histogram), "/ws/v1/nm/heartbeat", async {
+        s.check_node_secret(req.headers())?;
         let Payload(body) = Payload::<NodeHeartbeatRequest>::from_request(req, &s).await?;
         let hb = body.to_heartbeat()?;
         let utilization = body.utilization()?;
@@ -66,6 +69,7 @@ pub(super) async fn heartbeat(State(s): State<ApiState>, req: Request) -> Respon
 
 pub(super) async fn unregister(State(s): State<ApiState>, req: Request) -> Response {
     timed(None, "/ws/v1/nm/unregister", async {
+        s.check_node_secret(req.headers())?;
         let Payload(body) = Payload::<NodeUnregisterRequest>::from_request(req, &s).await?;
         let node = parse_field("nodeId", &body.node_id)?;
         s.rm().unregister_node(node).await?;

@@ -14,12 +14,39 @@ use crate::testing::{self, Answer, call, get, post, put};
 struct Rm {
     service: Service,
     router: Router,
+    /// The AM token of each app's AM container, as the heartbeat answers
+    /// that gave the containers carried them: the harness plays the node
+    /// that hands the token to the AM it launches.
+    am_tokens: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
+    /// The `Authorization` value the harness's nodes show, for an RM with a
+    /// node secret.
+    node_auth: Option<String>,
 }
 
 /// A directory of a test's own (configuration, hosts files), removed at the end.
 struct TestDir(std::path::PathBuf);
 
+/// The node secret of `Rm::with_node_secret`.
+const NODE_SECRET: &str = "5ec7e75ec7e75ec7e75ec7e75ec7e75e";
+
 impl TestDir {
+    /// An empty directory no other `TestDir` of this process has, for
+    /// helpers that many tests (and property-test cases) call at once.
+    fn unique(name: &str) -> TestDir {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        TestDir::new(&format!("{name}-{n}"))
+    }
+
+    /// Writes `file` readable by its owner only, as a secret must be, and
+    /// returns its path as text.
+    fn write_private(&self, file: &str, text: &str) -> String {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.write(file, text);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        path
+    }
+
     /// An empty directory.
     fn new(name: &str) -> TestDir {
         let dir = std::env::temp_dir().join(format!("weft-test-{name}-{}", std::process::id()));
@@ -58,8 +85,7 @@ impl TestDir {
     fn start_with(&self, groups: std::sync::Arc<testing::FakeGroups>) -> Rm {
         let config = crate::config::RmConfig::load(Some(&self.0)).expect("the configuration loads");
         let service = testing::start(config, testing::EPOCH, groups);
-        let router = service.router();
-        Rm { service, router }
+        Rm::around(service)
     }
 
     /// `text` with this directory written `<dir>`.
@@ -80,14 +106,113 @@ impl Rm {
     }
 
     fn with(extra: &[(&str, &str)]) -> Rm {
-        let service = testing::service(extra);
+        Rm::around(testing::service(extra))
+    }
+
+    fn around(service: Service) -> Rm {
         let router = service.router();
-        Rm { service, router }
+        Rm {
+            service,
+            router,
+            am_tokens: Default::default(),
+            node_auth: None,
+        }
+    }
+
+    /// The test service with a node secret (`NODE_SECRET`), whose nodes
+    /// (`register`, `heartbeat`) show it.
+    fn with_node_secret() -> Rm {
+        let dir = TestDir::unique("node-secret");
+        let path = dir.write_private("node.secret", &format!("{NODE_SECRET}\n"));
+        let site = testing::site(&[("weft.nm.secret.file", &path)]);
+        let config = crate::config::RmConfig::from_texts(&site, testing::ALLOC)
+            .expect("the configuration with a node secret loads");
+        let mut rm = Rm::around(testing::start(
+            config,
+            testing::EPOCH,
+            testing::FakeGroups::with(&[]),
+        ));
+        rm.node_auth = Some(format!("Bearer {NODE_SECRET}"));
+        rm
+    }
+
+    /// `POST path` as one of the harness's nodes.
+    async fn node_post(&self, path: &str, body: Value) -> Answer {
+        let headers: Vec<(&str, &str)> = self
+            .node_auth
+            .as_deref()
+            .map(|a| ("authorization", a))
+            .into_iter()
+            .collect();
+        call(
+            &self.router,
+            Method::POST,
+            path,
+            Some("application/json"),
+            &body.to_string(),
+            &headers,
+        )
+        .await
+    }
+
+    /// Keeps the AM tokens a heartbeat answer carries with AM containers.
+    fn remember_am_tokens(&self, answer: &Answer) {
+        if answer.status != StatusCode::OK {
+            return;
+        }
+        let v = answer.json();
+        let Some(list) = v["allocatedContainers"].as_array() else {
+            return;
+        };
+        for c in list {
+            if let (Some(app), Some(token)) = (c["applicationId"].as_str(), c["amRMToken"].as_str())
+            {
+                self.am_tokens
+                    .lock()
+                    .unwrap()
+                    .insert(app.to_owned(), token.to_owned());
+            }
+        }
+    }
+
+    /// The AM token the harness holds for `app`'s AM (as its node gave it).
+    fn am_token(&self, app: &str) -> String {
+        self.am_tokens
+            .lock()
+            .unwrap()
+            .get(app)
+            .cloned()
+            .unwrap_or_else(|| panic!("no AM container of {app} was handed to a node"))
+    }
+
+    /// `POST /ws/v1/am/{app}/{call}` as `app`'s AM, showing its token.
+    async fn am(&self, app: &str, call: &str, body: Value) -> Answer {
+        let token = self.am_token(app);
+        self.am_with(app, call, body, Some(&token)).await
+    }
+
+    /// `POST /ws/v1/am/{app}/{call}` showing `token` (`None`: no
+    /// `Authorization` header).
+    async fn am_with(&self, app: &str, call: &str, body: Value, token: Option<&str>) -> Answer {
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|a| ("authorization", a))
+            .into_iter()
+            .collect();
+        testing::call(
+            &self.router,
+            Method::POST,
+            &format!("/ws/v1/am/{app}/{call}"),
+            Some("application/json"),
+            &body.to_string(),
+            &headers,
+        )
+        .await
     }
 
     async fn register(&self, node: &str, memory: u64, vcores: u64) -> Answer {
-        post(
-            &self.router,
+        self.node_post(
             "/ws/v1/nm/register",
             json!({"nodeId": node, "rack": "/r1", "capability": {"memory": memory, "vCores": vcores}}),
         )
@@ -95,12 +220,14 @@ impl Rm {
     }
 
     async fn heartbeat(&self, node: &str, response_id: u64, containers: Value) -> Answer {
-        post(
-            &self.router,
-            "/ws/v1/nm/heartbeat",
-            json!({"nodeId": node, "responseId": response_id, "containers": containers}),
-        )
-        .await
+        let a = self
+            .node_post(
+                "/ws/v1/nm/heartbeat",
+                json!({"nodeId": node, "responseId": response_id, "containers": containers}),
+            )
+            .await;
+        self.remember_am_tokens(&a);
+        a
     }
 
     async fn new_app(&self, user: &str) -> String {
@@ -142,12 +269,7 @@ impl Rm {
         let app = self.submit(user, queue).await;
         let hb = self.heartbeat(node, response_id, json!([])).await;
         assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-        let reg = post(
-            &self.router,
-            &format!("/ws/v1/am/{app}/register"),
-            json!({}),
-        )
-        .await;
+        let reg = self.am(&app, "register", json!({})).await;
         assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
         app
     }
@@ -176,12 +298,13 @@ impl Rm {
         assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
         let hb = self.heartbeat("h1:8041", 0, json!([])).await;
         assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-        let reg = post(
-            &self.router,
-            &format!("/ws/v1/am/{app}/register"),
-            json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
-        )
-        .await;
+        let reg = self
+            .am(
+                &app,
+                "register",
+                json!({"host": "am-host", "rpcPort": 7001, "trackingUrl": "http://am-host:7002/"}),
+            )
+            .await;
         assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
         let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*",
             "capability": {"memory": mb, "vCores": 1}, "numContainers": count}]});
@@ -200,7 +323,7 @@ impl Rm {
     }
 
     async fn allocate(&self, app: &str, body: Value) -> Answer {
-        post(&self.router, &format!("/ws/v1/am/{app}/allocate"), body).await
+        self.am(app, "allocate", body).await
     }
 
     async fn stop(self) {
@@ -208,14 +331,18 @@ impl Rm {
     }
 }
 
-/// `body` with every container token replaced by `<token>`, after checking
-/// each is 32 lowercase hex digits (their values are random).
+/// `body` with every container and AM token replaced by `<token>`, after
+/// checking each is 32 lowercase hex digits (their values are random).
 fn hide_tokens(body: &str) -> String {
-    const KEY: &str = r#""containerToken":""#;
+    let containers = hide_tokens_at(body, r#""containerToken":""#);
+    hide_tokens_at(&containers, r#""amRMToken":""#)
+}
+
+fn hide_tokens_at(body: &str, key: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut rest = body;
-    while let Some(at) = rest.find(KEY) {
-        let (head, tail) = rest.split_at(at + KEY.len());
+    while let Some(at) = rest.find(key) {
+        let (head, tail) = rest.split_at(at + key.len());
         let token = &tail[..32];
         assert!(
             token
@@ -331,7 +458,7 @@ async fn heartbeats_follow_the_response_id_and_repeat_answers() {
     // The first heartbeat places the AM container, with the submission's launch
     // context, its owner and its VIEW_APP ACL (nobody's: none was given).
     let first = rm.heartbeat("h1:8041", 0, json!([])).await;
-    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>","user":"alice","viewAppAcl":" "}]}"#]]
+    expect![[r#"{"responseId":1,"nodeAction":"NORMAL","nextHeartbeatIntervalMs":1000,"containersToStop":[],"allocatedContainers":[{"containerId":"container_1700000000000_0001_01_000001","applicationId":"application_1700000000000_0001","resource":{"memory":1024,"vCores":1},"priority":0,"isAM":true,"launchContext":{"commands":{"command":"run-am"}},"containerToken":"<token>","amRMToken":"<token>","user":"alice","viewAppAcl":" "}]}"#]]
         .assert_eq(&hide_tokens(&first.body));
     // A repeat gets the same answer and decides nothing new.
     let again = rm.heartbeat("h1:8041", 0, json!([])).await;
@@ -1029,7 +1156,7 @@ async fn node_and_am_get_the_same_token_per_container_and_a_new_one_for_each() {
     let hb = rm.heartbeat("h1:8041", 0, json!([])).await.json();
     let am = tokens(&hb["allocatedContainers"]);
     assert_eq!(am.len(), 1);
-    let reg = post(&rm.router, &format!("/ws/v1/am/{app}/register"), json!({})).await;
+    let reg = rm.am(&app, "register", json!({})).await;
     assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
     let ask = json!({"responseId": 0, "asks": [{"priority": 1, "resourceName": "*", "capability": {"memory": 1024, "vCores": 1}, "numContainers": 4}]});
     assert_eq!(rm.allocate(&app, ask).await.status, StatusCode::OK);
@@ -1067,40 +1194,37 @@ async fn application_master_protocol() {
     let rm = Rm::new();
     let r = &rm.router;
     let unknown = "application_1700000000000_0050";
+    let made_up = "00112233445566778899aabbccddeeff";
     assert_eq!(
-        post(r, &format!("/ws/v1/am/{unknown}/register"), json!({}))
+        rm.am_with(unknown, "register", json!({}), Some(made_up))
             .await
             .error(),
         "404 NotFoundException: application application_1700000000000_0050 is not known"
     );
     rm.register("h1:8041", 8192, 8).await;
     let app = rm.submit("alice", "a").await;
-    // Before its container exists the AM cannot register; before registering it cannot allocate.
+    // Before its container exists the attempt has no token, so no AM can
+    // speak for it.
     assert_eq!(
-        call(
-            r,
-            Method::POST,
-            &format!("/ws/v1/am/{app}/register"),
-            None,
-            "",
-            &[]
-        )
-        .await
-        .error(),
-        "409 YarnException: application application_1700000000000_0001 cannot register an application master now: its application master container has not been allocated yet"
+        rm.am_with(&app, "register", json!({}), Some(made_up))
+            .await
+            .error(),
+        "403 ForbiddenException: the AM token presented is not that of a running attempt of application application_1700000000000_0001; an AM container has its attempt's token in WEFT_AM_TOKEN, an unmanaged AM's owner finds it in the application's report (amRMToken), and a new attempt's token replaces the last"
     );
+    rm.heartbeat("h1:8041", 0, json!([])).await;
+    // Before registering it cannot allocate.
     assert_eq!(
         rm.allocate(&app, json!({"responseId": 0})).await.error(),
         "409 YarnException: application application_1700000000000_0001 must register its application master before asking for containers"
     );
-    rm.heartbeat("h1:8041", 0, json!([])).await;
+    let token = format!("Bearer {}", rm.am_token(&app));
     let reg = call(
         r,
         Method::POST,
         &format!("/ws/v1/am/{app}/register"),
         None,
         "",
-        &[],
+        &[("authorization", &token)],
     )
     .await;
     expect![[r#"{"maximumResourceCapability":{"memory":8192,"vCores":8},"queue":"root.a","responseId":0}"#]]
@@ -1171,21 +1295,18 @@ async fn application_master_protocol() {
     );
     // Finishing.
     assert_eq!(
-        post(
-            r,
-            &format!("/ws/v1/am/{app}/finish"),
-            json!({"finalStatus": "DONE"})
-        )
-        .await
-        .error(),
+        rm.am(&app, "finish", json!({"finalStatus": "DONE"}))
+            .await
+            .error(),
         "400 BadRequestException: finalStatus: \"DONE\" is not a final status; expected SUCCEEDED, FAILED or KILLED"
     );
-    let fin = post(
-        r,
-        &format!("/ws/v1/am/{app}/finish"),
-        json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done"}),
-    )
-    .await;
+    let fin = rm
+        .am(
+            &app,
+            "finish",
+            json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done"}),
+        )
+        .await;
     assert_eq!(fin.body, r#"{"isUnregistered":true}"#);
     let v = get(r, &format!("/ws/v1/cluster/apps/{app}")).await.json();
     assert_eq!(
@@ -1750,6 +1871,63 @@ mod fuzz {
         ]
     }
 
+    /// What a request shows in `Authorization`: mostly what its target asks
+    /// for (the node secret, app 1's AM token), so that it reaches past the
+    /// check, else nothing, a well-formed wrong token or anything at all.
+    #[derive(Clone, Debug)]
+    enum Auth {
+        Right,
+        Missing,
+        Other(String),
+    }
+
+    fn auth() -> impl Strategy<Value = Auth> {
+        prop_oneof![
+            6 => Just(Auth::Right),
+            1 => Just(Auth::Missing),
+            1 => "[0-9a-f]{32}".prop_map(|t| Auth::Other(format!("Bearer {t}"))),
+            1 => "[ -~]{0,40}".prop_map(Auth::Other),
+        ]
+    }
+
+    /// The `Authorization` value `auth` means for `TARGETS[target]` on `rm`,
+    /// whose app 1 runs with its AM registered.
+    fn authorization(rm: &Rm, target: usize, auth: &Auth) -> Option<String> {
+        match auth {
+            Auth::Missing => None,
+            Auth::Other(v) => Some(v.clone()),
+            Auth::Right => match TARGETS[target].1 {
+                uri if uri.starts_with("/ws/v1/nm/") => rm.node_auth.clone(),
+                uri if uri.starts_with("/ws/v1/am/") => Some(format!(
+                    "Bearer {}",
+                    rm.am_token("application_1700000000000_0001")
+                )),
+                _ => None,
+            },
+        }
+    }
+
+    /// Sends `body` to `TARGETS[target]` showing what `auth` means there.
+    async fn send(rm: &Rm, target: usize, body: &Value, auth: &Auth) -> Answer {
+        let (method, uri) = TARGETS[target];
+        let method: Method = method.parse().unwrap();
+        let value = authorization(rm, target, auth);
+        let headers: Vec<(&str, &str)> = value
+            .as_deref()
+            .map(|v| ("authorization", v))
+            .into_iter()
+            .collect();
+        call(
+            &rm.router,
+            method,
+            uri,
+            Some("application/json"),
+            &body.to_string(),
+            &headers,
+        )
+        .await
+    }
+
     /// Well-formed protocol calls with extreme values, to reach past parsing.
     fn protocol_call() -> impl Strategy<Value = (usize, Value)> {
         prop_oneof![
@@ -1782,21 +1960,23 @@ mod fuzz {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         #[test]
-        fn no_protocol_call_causes_a_server_error(requests in prop::collection::vec(protocol_call(), 1..24)) {
+        fn no_protocol_call_causes_a_server_error(
+            requests in prop::collection::vec((protocol_call(), auth()), 1..24),
+            node_secret in any::<bool>(),
+        ) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
             rt.block_on(async {
-                let rm = Rm::new();
+                let rm = if node_secret { Rm::with_node_secret() } else { Rm::new() };
                 rm.register("h1:8041", 8192, 8).await;
                 rm.running("alice", "a", "h1:8041", 0).await;
                 // Up to the id the submissions use.
                 for _ in 2..=9 {
                     rm.new_app("bob").await;
                 }
-                for (target, body) in requests {
-                    let (method, uri) = TARGETS[target];
-                    let method: Method = method.parse().unwrap();
-                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
-                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                for ((target, body), auth) in requests {
+                    let a = send(&rm, target, &body, &auth).await;
+                    let uri = TARGETS[target].1;
+                    assert!(!a.status.is_server_error(), "{uri} {body} {auth:?}: {} {}", a.status, a.body);
                     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
                 }
                 assert_eq!(get(&rm.router, "/ws/v1/cluster/scheduler").await.status, StatusCode::OK);
@@ -1834,19 +2014,21 @@ mod fuzz {
 
         #[test]
         fn no_body_causes_a_server_error(
-            requests in prop::collection::vec((0..TARGETS.len(), value()), 1..16)
+            requests in prop::collection::vec((0..TARGETS.len(), value(), auth()), 1..16),
+            node_secret in any::<bool>(),
         ) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
             rt.block_on(async {
-                let rm = Rm::new();
-                // A node and an app to aim at.
+                let rm = if node_secret { Rm::with_node_secret() } else { Rm::new() };
+                // A node and an app (its AM container placed, so it has a
+                // token) to aim at.
                 rm.register("h1:8041", 8192, 8).await;
                 rm.submit("alice", "a").await;
-                for (target, body) in requests {
-                    let (method, uri) = TARGETS[target];
-                    let method: Method = method.parse().unwrap();
-                    let a = call(&rm.router, method, uri, Some("application/json"), &body.to_string(), &[]).await;
-                    assert!(!a.status.is_server_error(), "{uri} {body}: {} {}", a.status, a.body);
+                rm.heartbeat("h1:8041", 0, json!([])).await;
+                for (target, body, auth) in requests {
+                    let a = send(&rm, target, &body, &auth).await;
+                    let uri = TARGETS[target].1;
+                    assert!(!a.status.is_server_error(), "{uri} {body} {auth:?}: {} {}", a.status, a.body);
                 }
                 assert_eq!(get(&rm.router, "/ws/v1/cluster/metrics").await.status, StatusCode::OK);
                 rm.stop().await;
@@ -2104,8 +2286,7 @@ fn preempting_rm() -> Rm {
     ]);
     let config = crate::config::RmConfig::from_texts(&site, ALLOC).unwrap();
     let service = testing::start(config, testing::EPOCH, testing::FakeGroups::with(&[]));
-    let router = service.router();
-    Rm { service, router }
+    Rm::around(service)
 }
 
 /// `a`'s app fills a 4 GB node; `b`'s app then starves until preemption
@@ -2245,6 +2426,7 @@ async fn a_node_reporting_a_preempted_exit_status_is_not_a_preemption_kill() {
 }
 
 mod admin_access;
+mod am_tokens;
 mod app_acls;
 mod app_statistics;
 mod attempts;

@@ -150,9 +150,7 @@ impl<F: Fold> JsonLines<F> {
                 text.push(b'\n');
                 warnings.push(format!("{}; kept in {}", s.warning, kept.display()));
             }
-            OpenOptions::new()
-                .create(true)
-                .append(true)
+            private(OpenOptions::new().create(true).append(true))
                 .open(&kept)
                 .and_then(|mut f| f.write_all(&text))
                 .map_err(io(&kept))?;
@@ -347,6 +345,26 @@ fn aside_path(path: &Path) -> PathBuf {
     PathBuf::from(tmp)
 }
 
+/// `options` creating a file only its owner may read: the records hold
+/// secrets (the AM tokens of running attempts).
+fn private(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(options, 0o600);
+    options
+}
+
+/// Takes group and other users' access away from `file`.
+fn restrict(file: &File) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
 /// The records turned into JSON lines, written to `tmp` and synced: the
 /// part of a compaction that runs on its own thread.
 fn write_aside<R: Serialize>(tmp: &Path, records: &[R]) -> Result<Aside, StateStoreError> {
@@ -357,13 +375,13 @@ fn write_aside<R: Serialize>(tmp: &Path, records: &[R]) -> Result<Aside, StateSt
     }
     // Opened for appending, as the file it replaces was: the same handle
     // takes the records kept and, after the rename, every later one.
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
+    let mut file = private(OpenOptions::new().create(true).append(true))
         .open(tmp)
         .map_err(io(tmp))?;
-    // What an RM killed mid-compaction left there is of no use.
+    // What an RM killed mid-compaction left there is of no use; a file
+    // aside left by an older Weft is made private as a new one would be.
     file.set_len(0).map_err(io(tmp))?;
+    restrict(&file).map_err(io(tmp))?;
     file.write_all(&out).map_err(io(tmp))?;
     file.sync_all().map_err(io(tmp))?;
     Ok(Aside {

@@ -361,10 +361,7 @@ async fn application_acls_survive_a_restart_with_the_state_store() {
     let site = [("weft.rm.state-store.dir", state.as_str())];
     let start = || {
         let service = testing::service_at(&site, testing::EPOCH);
-        Rm {
-            router: service.router(),
-            service,
-        }
+        Rm::around(service)
     };
     let rm = start();
     let app = alices_app(&rm, json!({"MODIFY_APP": "bob", "VIEW_APP": "carol"})).await;

@@ -269,8 +269,7 @@ async fn attempts_read_the_same_after_a_restart_with_a_state_store() {
             &[("weft.rm.state-store.dir", state.as_str())],
             testing::EPOCH + after_ms,
         );
-        let router = service.router();
-        Rm { service, router }
+        Rm::around(service)
     };
     let rm = start(0);
     // A live app on its second attempt, and one that failed with its only one.

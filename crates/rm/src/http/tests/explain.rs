@@ -97,12 +97,13 @@ async fn a_submission_is_explained_at_once_and_an_ended_app_says_how_it_ended() 
     );
 
     let done = rm.running("alice", "a", "h1:8041", 0).await;
-    let fin = post(
-        &rm.router,
-        &format!("/ws/v1/am/{done}/finish"),
-        json!({"finalStatus": "FAILED", "diagnostics": "out of luck"}),
-    )
-    .await;
+    let fin = rm
+        .am(
+            &done,
+            "finish",
+            json!({"finalStatus": "FAILED", "diagnostics": "out of luck"}),
+        )
+        .await;
     assert_eq!(fin.status, StatusCode::OK, "{}", fin.body);
     let a = get(&rm.router, &format!("/ws/v1/cluster/apps/{done}/explain")).await;
     assert_eq!(a.status, StatusCode::OK);

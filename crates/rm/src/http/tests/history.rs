@@ -26,8 +26,7 @@ fn rm_after(dir: &TestDir, after_ms: u64) -> Rm {
         ],
         testing::EPOCH + after_ms,
     );
-    let router = service.router();
-    Rm { service, router }
+    Rm::around(service)
 }
 
 /// What a client sees of `app`: its report, its attempts, and the main
@@ -71,12 +70,7 @@ async fn registered(rm: &Rm, user: &str, queue: &str, response_id: u64) -> Strin
     let app = rm.submit(user, queue).await;
     let hb = rm.heartbeat("h1:8041", response_id, json!([])).await;
     assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-    let reg = post(
-        &rm.router,
-        &format!("/ws/v1/am/{app}/register"),
-        json!({"host": format!("{user}-am"), "rpcPort": 4040, "trackingUrl": format!("http://{user}-am:4041/")}),
-    )
-    .await;
+    let reg = rm.am(&app, "register", json!({"host": format!("{user}-am"), "rpcPort": 4040, "trackingUrl": format!("http://{user}-am:4041/")})).await;
     assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
     app
 }
@@ -119,12 +113,7 @@ async fn finished_and_killed_apps_read_the_same_after_a_restart() {
         .await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     tokio::time::advance(Duration::from_secs(3)).await;
-    let fin = post(
-        &rm.router,
-        &format!("/ws/v1/am/{done}/finish"),
-        json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done", "trackingUrl": "http://history/alice"}),
-    )
-    .await;
+    let fin = rm.am(&done, "finish", json!({"finalStatus": "SUCCEEDED", "diagnostics": "all done", "trackingUrl": "http://history/alice"})).await;
     assert_eq!(fin.status, StatusCode::OK, "{}", fin.body);
     tokio::time::advance(Duration::from_secs(1)).await;
     assert_eq!(rm.kill(&killed, "bob").await.status, StatusCode::OK);
@@ -281,10 +270,7 @@ async fn only_the_newest_ended_apps_are_kept_and_history_trims_them_in_finish_or
         ),
     ];
     let service = testing::service_at(&site, testing::EPOCH);
-    let rm = Rm {
-        router: service.router(),
-        service,
-    };
+    let rm = Rm::around(service);
     let mut apps = Vec::new();
     for _ in 0..3 {
         let app = rm.submit("alice", "a").await;
@@ -296,10 +282,7 @@ async fn only_the_newest_ended_apps_are_kept_and_history_trims_them_in_finish_or
     rm.stop().await;
 
     let service = testing::service_at(&site, testing::EPOCH + 60_000);
-    let rm = Rm {
-        router: service.router(),
-        service,
-    };
+    let rm = Rm::around(service);
     assert_eq!(listed(&rm, "?states=KILLED").await, &apps[1..]);
     // Two apps ending now make room by dropping the earliest first.
     for _ in 0..2 {

@@ -351,10 +351,7 @@ async fn a_lifetime_survives_a_restart_with_the_state_store() {
     let state = dir.display().to_string();
     let site = [("weft.rm.state-store.dir", state.as_str())];
     let service = testing::service_at(&site, testing::EPOCH);
-    let rm = Rm {
-        router: service.router(),
-        service,
-    };
+    let rm = Rm::around(service);
     // 1: submitted with 10 minutes, moved to 20; 2: 5 minutes, which pass
     // while the RM is down; 3: no lifetime.
     for timeouts in [
@@ -374,10 +371,7 @@ async fn a_lifetime_survives_a_restart_with_the_state_store() {
 
     // Back 400 s later by the wall clock.
     let service = testing::service_at(&site, testing::EPOCH + 400_000);
-    let rm = Rm {
-        router: service.router(),
-        service,
-    };
+    let rm = Rm::around(service);
     let shown = |v: Value| {
         format!(
             "{} {} {}",

@@ -23,8 +23,7 @@ fn with_filter(extra: &[(&str, &str)], directives: &str) -> (Rm, Arc<DirectivesO
         },
     )
     .expect("the service starts");
-    let router = service.router();
-    (Rm { service, router }, levels)
+    (Rm::around(service), levels)
 }
 
 #[tokio::test(start_paused = true)]
@@ -220,8 +219,7 @@ async fn a_service_without_a_filter_says_so() {
         },
     )
     .expect("the service starts");
-    let router = service.router();
-    let rm = Rm { service, router };
+    let rm = Rm::around(service);
     let a = get(&rm.router, "/logLevel?log=weft_rm&user.name=yarn").await;
     expect![[r#"404 NotFoundException: this process's log levels cannot be changed while it runs: it was started without a reloadable logging filter (weft rm, weft nm and weft local have one)"#]]
         .assert_eq(&a.error());

@@ -23,12 +23,13 @@ async fn small_cluster() -> Cluster {
     let alice = rm.running("alice", "a", "h1:8041", 0).await;
     let bob = rm.running("bob", "b", "h2:8041", 0).await;
     let carol = rm.running("carol", "b", "h1:8041", 1).await;
-    let fin = post(
-        &rm.router,
-        &format!("/ws/v1/am/{carol}/finish"),
-        json!({"finalStatus": "SUCCEEDED", "diagnostics": "all 3 tasks done"}),
-    )
-    .await;
+    let fin = rm
+        .am(
+            &carol,
+            "finish",
+            json!({"finalStatus": "SUCCEEDED", "diagnostics": "all 3 tasks done"}),
+        )
+        .await;
     assert_eq!(fin.status, StatusCode::OK, "{}", fin.body);
     let ask = |n| json!({"responseId": 0, "asks": [{"priority": 1, "capability": {"memory": 1024, "vCores": 1}, "numContainers": n}]});
     rm.allocate(&alice, ask(6)).await;
@@ -328,12 +329,13 @@ async fn user_strings_are_escaped_and_only_web_urls_linked() {
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     let hb = rm.heartbeat("h1:8041", 0, json!([])).await;
     assert_eq!(hb.status, StatusCode::OK, "{}", hb.body);
-    let reg = post(
-        r,
-        &format!("/ws/v1/am/{app}/register"),
-        json!({"host": "<am>", "rpcPort": 1, "trackingUrl": "javascript:alert(1)"}),
-    )
-    .await;
+    let reg = rm
+        .am(
+            &app,
+            "register",
+            json!({"host": "<am>", "rpcPort": 1, "trackingUrl": "javascript:alert(1)"}),
+        )
+        .await;
     assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
     // A node's health report is the health script's words.
     let hb = post(
@@ -386,12 +388,13 @@ async fn a_web_tracking_url_is_linked_and_escaped() {
     rm.register("h1:8041", 8192, 8).await;
     let app = rm.submit("alice", "a").await;
     rm.heartbeat("h1:8041", 0, json!([])).await;
-    let reg = post(
-        r,
-        &format!("/ws/v1/am/{app}/register"),
-        json!({"trackingUrl": "http://am.example:8080/ui?a=1&b=\"2\""}),
-    )
-    .await;
+    let reg = rm
+        .am(
+            &app,
+            "register",
+            json!({"trackingUrl": "http://am.example:8080/ui?a=1&b=\"2\""}),
+        )
+        .await;
     assert_eq!(reg.status, StatusCode::OK, "{}", reg.body);
     let body = page(r, &format!("/cluster/app/{app}")).await;
     let link = r#"<a href="http://am.example:8080/ui?a=1&amp;b=&quot;2&quot;">"#;

@@ -32,8 +32,7 @@ fn rm_after(dir: &TestDir, extra: &[(&str, &str)], after_ms: u64) -> Rm {
     ];
     site.extend_from_slice(extra);
     let service = testing::service_at(&site, testing::EPOCH + after_ms);
-    let router = service.router();
-    Rm { service, router }
+    Rm::around(service)
 }
 
 /// `node` registering with its running containers, as after an RM restart.
