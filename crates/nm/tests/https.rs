@@ -10,7 +10,7 @@
 //! trusts (`set_default_trust`), as `weft --ca-file` does; the node agent
 //! trusts it through `ssl-client.xml`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -23,6 +23,7 @@ use weft_rm::client::RmClient;
 use weft_rm::dto::ResourceDto;
 use weft_rm::tls::ClientTls;
 use weft_rm::{Clock, RmConfig, Service};
+use weft_test_support::ScratchDir;
 use weft_test_support::tls::TestPki;
 
 /// The longest any one condition is waited for.
@@ -34,19 +35,8 @@ const ALLOC: &str = r#"<allocations>
 </allocations>"#;
 
 /// A test's own directory, removed at the end.
-struct TestDir(PathBuf);
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn test_dir(name: &str) -> TestDir {
-    let dir = std::env::temp_dir().join(format!("weft-nm-https-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    TestDir(dir)
+fn test_dir(name: &str) -> ScratchDir {
+    ScratchDir::new(&format!("nm-https-{name}"))
 }
 
 /// Polls `get` until it gives `Some`, for at most `PATIENCE`.
@@ -81,7 +71,7 @@ fn node_config(rm: &str, conf: &Path, work: &Path) -> NmConfig {
 async fn a_node_registers_heartbeats_and_runs_a_container_over_https() {
     let pki = TestPki::new("Weft test CA");
     let dir = test_dir("cluster");
-    let conf = dir.0.join("conf");
+    let conf = dir.path().join("conf");
     std::fs::create_dir_all(&conf).unwrap();
     pki.write_conf(&conf);
     std::fs::write(conf.join("fair-scheduler.xml"), ALLOC).unwrap();
@@ -115,7 +105,7 @@ async fn a_node_registers_heartbeats_and_runs_a_container_over_https() {
         let _ = rm_stopped.await;
     }));
 
-    let nm_config = node_config(&rm_url, &conf, &dir.0.join("nm"));
+    let nm_config = node_config(&rm_url, &conf, &dir.path().join("nm"));
     assert!(nm_config.server_tls.is_some() && nm_config.rm_trust.is_some());
     let nm = NodeManager::start(nm_config, TcpListener::bind("127.0.0.1:0").await.unwrap())
         .await
@@ -195,22 +185,26 @@ async fn a_node_registers_heartbeats_and_runs_a_container_over_https() {
 fn an_https_node_without_key_material_is_refused_at_start() {
     let dir = test_dir("bad");
     std::fs::write(
-        dir.0.join("yarn-site.xml"),
+        dir.path().join("yarn-site.xml"),
         weft_test_support::site_xml(&[
             ("yarn.http.policy", "HTTPS_ONLY"),
             ("yarn.nodemanager.webapp.https.address", "0.0.0.0:9044"),
         ]),
     )
     .unwrap();
-    let mut config = NmConfig::new("https://rm:8090", Resource::new(1024, 4), dir.0.join("nm"));
-    let text = std::fs::read_to_string(dir.0.join("yarn-site.xml")).unwrap();
+    let mut config = NmConfig::new(
+        "https://rm:8090",
+        Resource::new(1024, 4),
+        dir.path().join("nm"),
+    );
+    let text = std::fs::read_to_string(dir.path().join("yarn-site.xml")).unwrap();
     weft_nm::config::read_site(&mut config, "yarn-site.xml", &text).unwrap();
     assert_eq!(config.https_address, Some("0.0.0.0:9044".parse().unwrap()));
-    let e = weft_nm::config::load_tls(&mut config, &dir.0)
+    let e = weft_nm::config::load_tls(&mut config, dir.path())
         .unwrap_err()
         .to_string();
     assert_eq!(
-        e.replace(&dir.0.display().to_string(), "<dir>"),
+        dir.hide(&e),
         "cannot read <dir>/ssl-server.xml (the SSL resource hadoop.ssl.server.conf names): No such file or directory (os error 2)"
     );
     let e = weft_nm::config::read_site(

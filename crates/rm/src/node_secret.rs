@@ -189,26 +189,17 @@ mod tests {
 
     use super::*;
 
-    struct Dir(PathBuf);
+    use weft_test_support::ScratchDir;
 
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn file(dir: &Dir, name: &str, text: &str, mode: u32) -> PathBuf {
-        let path = dir.0.join(name);
-        std::fs::write(&path, text).unwrap();
+    fn file(dir: &ScratchDir, name: &str, text: &str, mode: u32) -> PathBuf {
+        let path = dir.write(name, text);
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
         path
     }
 
     #[test]
     fn a_private_file_with_a_long_secret_is_read_and_every_bad_one_says_why() {
-        let dir =
-            Dir(std::env::temp_dir().join(format!("weft-node-secret-{}", std::process::id())));
-        std::fs::create_dir_all(&dir.0).unwrap();
+        let dir = ScratchDir::new("node-secret");
         let good = file(&dir, "good", "0123456789abcdef0123\n", 0o640);
         let secret = NodeSecret::read(&good).unwrap();
         assert!(secret.matches("0123456789abcdef0123"));
@@ -221,14 +212,14 @@ mod tests {
             file(&dir, "empty", " \n", 0o600),
             file(&dir, "short", "abc123\n", 0o600),
             file(&dir, "spaced", "0123456789 abcdef0123\n", 0o600),
-            dir.0.join("missing"),
-            dir.0.clone(),
+            dir.path().join("missing"),
+            dir.path().to_owned(),
         ];
         let mut rendered = String::new();
         for path in cases {
             let e = NodeSecret::read(&path).unwrap_err().to_string();
             assert!(!e.contains("abcdef"), "the secret is echoed: {e}");
-            rendered.push_str(&e.replace(&dir.0.display().to_string(), "<dir>"));
+            rendered.push_str(&dir.hide(&e));
             rendered.push('\n');
         }
         expect_test::expect![[r#"

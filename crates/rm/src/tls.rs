@@ -687,41 +687,16 @@ impl axum::serve::Listener for TlsListener {
 
 #[cfg(test)]
 mod tests {
-    use weft_test_support::site_xml;
     use weft_test_support::tls::TestPki;
+    use weft_test_support::{ScratchDir, site_xml};
 
     use super::*;
 
-    /// A scratch directory removed when dropped.
-    struct Dir(PathBuf);
-
-    impl Dir {
-        fn new(name: &str) -> Dir {
-            let dir = std::env::temp_dir().join(format!("weft-tls-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            Dir(dir)
-        }
-
-        fn write(&self, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
-            let path = self.0.join(name);
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
-        /// `ServerTls::load` of an ssl-server.xml with `props`, as an error
-        /// message with the directory shown as `<dir>`.
-        fn load_error(&self, props: &[(&str, &str)]) -> String {
-            let file = self.write("ssl-server.xml", site_xml(props));
-            let e = ServerTls::load(&file).unwrap_err().to_string();
-            e.replace(&self.0.display().to_string(), "<dir>")
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// `ServerTls::load` of an ssl-server.xml in `dir` with `props`, as an
+    /// error message with the directory shown as `<dir>`.
+    fn load_error(dir: &ScratchDir, props: &[(&str, &str)]) -> String {
+        let file = dir.write("ssl-server.xml", site_xml(props));
+        dir.hide(&ServerTls::load(&file).unwrap_err().to_string())
     }
 
     #[test]
@@ -746,7 +721,7 @@ mod tests {
     #[test]
     fn a_pem_file_with_chain_and_key_or_two_files_serve() {
         let pki = TestPki::new("test CA");
-        let dir = Dir::new("good");
+        let dir = ScratchDir::new("tls-good");
         dir.write("server.pem", pki.server_pem());
         let file = dir.write(
             "ssl-server.xml",
@@ -758,7 +733,7 @@ mod tests {
             ]),
         );
         let tls = ServerTls::load(&file).unwrap();
-        assert_eq!(tls.certificate(), dir.0.join("server.pem"));
+        assert_eq!(tls.certificate(), dir.path().join("server.pem"));
         dir.write("cert.pem", &pki.cert_pem);
         let key = dir.write("key.pem", &pki.key_pem);
         let file = dir.write(
@@ -778,44 +753,44 @@ mod tests {
     fn bad_key_material_names_the_file_the_property_and_why() {
         let pki = TestPki::new("test CA");
         let other = TestPki::new("another CA");
-        let dir = Dir::new("bad");
-        let missing = dir.0.join("ssl-server.xml");
+        let dir = ScratchDir::new("tls-bad");
+        let missing = dir.path().join("ssl-server.xml");
         assert_eq!(
-            ServerTls::load(&missing)
-                .unwrap_err()
-                .to_string()
-                .replace(&dir.0.display().to_string(), "<dir>"),
+            dir.hide(&ServerTls::load(&missing).unwrap_err().to_string()),
             "cannot read <dir>/ssl-server.xml (the SSL resource hadoop.ssl.server.conf names): No such file or directory (os error 2)"
         );
         assert_eq!(
-            dir.load_error(&[("ssl.server.keystore.type", "pem")]),
+            load_error(&dir, &[("ssl.server.keystore.type", "pem")]),
             "<dir>/ssl-server.xml: property ssl.server.keystore.location: is not set: HTTPS needs a PEM file with the server's certificate chain and private key"
         );
         assert_eq!(
-            dir.load_error(&[
-                ("ssl.server.keystore.location", "keystore.jks"),
-                ("ssl.server.keystore.type", "jks"),
-            ]),
+            load_error(
+                &dir,
+                &[
+                    ("ssl.server.keystore.location", "keystore.jks"),
+                    ("ssl.server.keystore.type", "jks"),
+                ]
+            ),
             "<dir>/ssl-server.xml: line 3, column 48: property ssl.server.keystore.type: \"jks\" is a Java keystore type; Weft reads PEM; convert a keystore with `keytool -importkeystore -srckeystore keystore.jks -destkeystore keystore.p12 -deststoretype pkcs12`, then `openssl pkcs12 -in keystore.p12 -nodes -out server.pem`, and set ssl.server.keystore.type to pem"
         );
         assert_eq!(
-            dir.load_error(&[("ssl.server.keystore.location", "nowhere.pem")]),
+            load_error(&dir, &[("ssl.server.keystore.location", "nowhere.pem")]),
             "cannot read <dir>/nowhere.pem (named by ssl.server.keystore.location in <dir>/ssl-server.xml): No such file or directory (os error 2)"
         );
         dir.write("cert-only.pem", &pki.cert_pem);
         assert_eq!(
-            dir.load_error(&[("ssl.server.keystore.location", "cert-only.pem")]),
+            load_error(&dir, &[("ssl.server.keystore.location", "cert-only.pem")]),
             "<dir>/cert-only.pem (named by ssl.server.keystore.location in <dir>/ssl-server.xml): holds no private key (PKCS#8, RSA or EC)"
         );
         dir.write("key-only.pem", &pki.key_pem);
         assert_eq!(
-            dir.load_error(&[("ssl.server.keystore.location", "key-only.pem")]),
+            load_error(&dir, &[("ssl.server.keystore.location", "key-only.pem")]),
             "<dir>/key-only.pem (named by ssl.server.keystore.location in <dir>/ssl-server.xml): holds no certificate"
         );
         // A Java keystore under a PEM type: its magic number, then binary.
         dir.write("keystore.jks", [0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2]);
         assert!(
-            dir.load_error(&[("ssl.server.keystore.location", "keystore.jks")])
+            load_error(&dir, &[("ssl.server.keystore.location", "keystore.jks")])
                 .ends_with("holds no certificate: it is not PEM at all (a Java keystore or PKCS#12 file?); Weft reads PEM; convert a keystore with `keytool -importkeystore -srckeystore keystore.jks -destkeystore keystore.p12 -deststoretype pkcs12`, then `openssl pkcs12 -in keystore.p12 -nodes -out server.pem`")
         );
         dir.write(
@@ -823,7 +798,7 @@ mod tests {
             format!("{}{}", pki.cert_pem, other.key_pem),
         );
         assert!(
-            dir.load_error(&[("ssl.server.keystore.location", "mismatched.pem")])
+            load_error(&dir, &[("ssl.server.keystore.location", "mismatched.pem")])
                 .starts_with("<dir>/mismatched.pem (named by ssl.server.keystore.location in <dir>/ssl-server.xml): the private key does not belong to the first certificate, the server's own, which must come first in the chain")
         );
         dir.write(
@@ -834,19 +809,22 @@ mod tests {
             ),
         );
         assert!(
-            dir.load_error(&[("ssl.server.keystore.location", "encrypted.pem")])
+            load_error(&dir, &[("ssl.server.keystore.location", "encrypted.pem")])
                 .ends_with("the private key is encrypted, and Weft reads unencrypted keys only (keep the file readable by the daemon's user alone); decrypt it with `openssl pkcs8 -in key.pem -out plain-key.pem`")
         );
         dir.write("cert.pem", &pki.cert_pem);
         assert_eq!(
-            dir.load_error(&[
-                ("ssl.server.keystore.location", "cert.pem"),
-                ("weft.ssl.server.keystore.key.location", "no-key.pem"),
-            ]),
+            load_error(
+                &dir,
+                &[
+                    ("ssl.server.keystore.location", "cert.pem"),
+                    ("weft.ssl.server.keystore.key.location", "no-key.pem"),
+                ]
+            ),
             "cannot read <dir>/no-key.pem (named by weft.ssl.server.keystore.key.location in <dir>/ssl-server.xml): No such file or directory (os error 2)"
         );
         assert!(
-            dir.load_error(&[("ssl.server.keystore.location", "x.pem")])
+            load_error(&dir, &[("ssl.server.keystore.location", "x.pem")])
                 .starts_with("cannot read <dir>/x.pem")
         );
         dir.write("ssl-server.xml", "<configuration>");
@@ -861,8 +839,8 @@ mod tests {
     #[test]
     fn the_client_conf_names_a_pem_truststore_or_nothing() {
         let pki = TestPki::new("test CA");
-        let dir = Dir::new("client");
-        let file = dir.0.join("ssl-client.xml");
+        let dir = ScratchDir::new("tls-client");
+        let file = dir.path().join("ssl-client.xml");
         // No file, or no truststore in it: the caller's fallback.
         assert!(ClientTls::from_client_conf(&file).unwrap().is_none());
         dir.write(
@@ -878,7 +856,7 @@ mod tests {
         let tls = ClientTls::from_client_conf(&file).unwrap().unwrap();
         assert_eq!(
             tls.roots(),
-            format!("the CA file {}", dir.0.join("ca.pem").display())
+            format!("the CA file {}", dir.path().join("ca.pem").display())
         );
         dir.write(
             "ssl-client.xml",
@@ -893,14 +871,14 @@ mod tests {
             "{e}"
         );
         dir.write("empty.pem", "");
-        let e = ClientTls::from_ca_file(&dir.0.join("empty.pem"), "--ca-file")
+        let e = ClientTls::from_ca_file(&dir.path().join("empty.pem"), "--ca-file")
             .unwrap_err()
             .to_string();
         assert_eq!(
             e,
             format!(
                 "{} (named by --ca-file): holds no certificate: it is not PEM at all (a Java keystore or PKCS#12 file?); {CONVERT_HINT}",
-                dir.0.join("empty.pem").display()
+                dir.path().join("empty.pem").display()
             )
         );
     }

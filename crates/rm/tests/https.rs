@@ -7,7 +7,6 @@
 //! runtime waits on a socket, which would time handshakes out at once. No
 //! test sleeps.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use http::{Method, StatusCode};
@@ -18,6 +17,7 @@ use tokio::sync::oneshot;
 use weft_rm::client::{ClientError, RmClient};
 use weft_rm::tls::ClientTls;
 use weft_rm::{Clock, RmConfig, Service};
+use weft_test_support::ScratchDir;
 use weft_test_support::tls::TestPki;
 
 const ALLOC: &str = r#"<allocations>
@@ -25,35 +25,18 @@ const ALLOC: &str = r#"<allocations>
   <queuePlacementPolicy><rule name="specified" create="false"/><rule name="reject"/></queuePlacementPolicy>
 </allocations>"#;
 
-/// A configuration directory removed when dropped.
-struct ConfDir(PathBuf);
-
-impl ConfDir {
-    fn new(name: &str) -> ConfDir {
-        let dir = std::env::temp_dir().join(format!("weft-https-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("fair-scheduler.xml"), ALLOC).unwrap();
-        std::fs::write(
-            dir.join("weft-site.xml"),
-            weft_test_support::site_xml(&[
-                ("yarn.http.policy", "HTTPS_ONLY"),
-                ("weft.rm.view-refresh-ms", "0"),
-            ]),
-        )
-        .unwrap();
-        ConfDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for ConfDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A configuration directory for an RM serving HTTPS, removed when dropped.
+fn conf_dir(name: &str) -> ScratchDir {
+    let dir = ScratchDir::new(&format!("https-{name}"));
+    dir.write("fair-scheduler.xml", ALLOC);
+    dir.write(
+        "weft-site.xml",
+        weft_test_support::site_xml(&[
+            ("yarn.http.policy", "HTTPS_ONLY"),
+            ("weft.rm.view-refresh-ms", "0"),
+        ]),
+    );
+    dir
 }
 
 /// An RM serving HTTPS with `pki`'s certificate, its address, and how to stop it.
@@ -61,11 +44,11 @@ struct Server {
     addr: String,
     stop: oneshot::Sender<()>,
     task: tokio::task::JoinHandle<Result<(), weft_rm::ServeError>>,
-    dir: ConfDir,
+    dir: ScratchDir,
 }
 
 async fn serve(name: &str, pki: &TestPki) -> Server {
-    let dir = ConfDir::new(name);
+    let dir = conf_dir(name);
     pki.write_conf(dir.path());
     let config = RmConfig::load(Some(dir.path())).unwrap();
     assert!(config.tls.is_some());
@@ -147,7 +130,7 @@ async fn a_client_that_does_not_trust_the_ca_is_told_why() {
     let pki = TestPki::new("Weft test CA");
     let rm = serve("untrusted", &pki).await;
     let other = TestPki::new("Another CA");
-    let dir = ConfDir::new("other-ca");
+    let dir = conf_dir("other-ca");
     std::fs::write(dir.path().join("other.pem"), &other.ca_pem).unwrap();
     let other_ca = ClientTls::from_ca_file(&dir.path().join("other.pem"), "--ca-file").unwrap();
     let mut c = RmClient::new(&format!("https://{}", rm.addr), None)
@@ -203,7 +186,7 @@ async fn an_https_client_on_a_plain_http_rm_is_told_so() {
         let _ = stopped.await;
     }));
     let pki = TestPki::new("Weft test CA");
-    let dir = ConfDir::new("plain-rm");
+    let dir = conf_dir("plain-rm");
     pki.write_conf(dir.path());
     let mut c = RmClient::new(&format!("https://{addr}"), None)
         .unwrap()
