@@ -27,8 +27,10 @@ pub(crate) struct DaemonlogArgs {
     /// (TRACE, DEBUG, INFO, WARN, ERROR or OFF; log4j's ALL and FATAL too).
     #[arg(long = "setlevel", num_args = 3, value_names = ["HOST:PORT", "TARGET", "LEVEL"])]
     setlevel: Option<Vec<String>>,
-    /// Hadoop's -protocol: Weft serves plain HTTP only.
-    #[arg(long, default_value = "http", value_parser = ["http"])]
+    /// Hadoop's -protocol: https for a daemon under yarn.http.policy
+    /// HTTPS_ONLY (trusting --ca-file or WEFT_CA_FILE, else the system's
+    /// certificates). A daemon given as https://HOST:PORT needs no -protocol.
+    #[arg(long, default_value = "http", value_parser = ["http", "https"])]
     protocol: String,
     /// The user to act as (Hadoop's user.name; default: $USER).
     #[arg(long = "user", value_parser = NonEmptyStringValueParser::new())]
@@ -72,6 +74,16 @@ impl DaemonlogArgs {
 }
 
 impl Request<'_> {
+    /// The daemon's address with `protocol`'s scheme, unless it has a
+    /// scheme of its own (which wins, as the address is the more specific).
+    fn url(&self, protocol: &str) -> String {
+        if self.daemon.contains("://") {
+            self.daemon.to_owned()
+        } else {
+            format!("{protocol}://{}", self.daemon)
+        }
+    }
+
     /// The path and query of `/logLevel` for this request.
     fn path(&self) -> String {
         let mut path = format!("/logLevel?log={}", client::encode_query(self.target));
@@ -88,10 +100,15 @@ pub(crate) async fn run(a: DaemonlogArgs) -> anyhow::Result<()> {
     crate::rm_address(req.daemon)
         .map_err(|why| anyhow::anyhow!("invalid daemon address {:?}: {why}", req.daemon))?;
     let user = crate::user_or_default(a.user.clone());
-    let mut c = RmClient::new(req.daemon, Some(user))?
+    let daemon = req.url(&a.protocol);
+    let mut c = RmClient::new(&daemon, Some(user))?
         .with_timeout(Duration::from_millis(a.request_timeout_ms));
     let path = req.path();
-    crate::print(format!("Connecting to http://{}{path}\n", c.authority()));
+    let scheme = if c.is_https() { "https" } else { "http" };
+    crate::print(format!(
+        "Connecting to {scheme}://{}{path}\n",
+        c.authority()
+    ));
     let answer = c
         .request(Method::GET, &path, None)
         .await
@@ -147,6 +164,26 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_gives_the_scheme_unless_the_address_has_one() {
+        let url = |line: &str| {
+            let a = parse(line).unwrap();
+            a.request().unwrap().url(&a.protocol)
+        };
+        assert_eq!(
+            url("weft daemonlog -getlevel rm1:8088 weft_rm"),
+            "http://rm1:8088"
+        );
+        assert_eq!(
+            url("weft daemonlog -protocol https -getlevel rm1:8090 weft_rm"),
+            "https://rm1:8090"
+        );
+        assert_eq!(
+            url("weft daemonlog -getlevel https://rm1:8090 weft_rm"),
+            "https://rm1:8090"
+        );
+    }
+
+    #[test]
     fn one_operation_with_all_its_words_or_a_usage_error() {
         use clap::error::ErrorKind::{
             ArgumentConflict, InvalidValue, MissingRequiredArgument, WrongNumberOfValues,
@@ -163,7 +200,7 @@ mod tests {
                 ArgumentConflict,
             ),
             (
-                "weft daemonlog -getlevel rm1:8088 weft_rm -protocol https",
+                "weft daemonlog -getlevel rm1:8088 weft_rm -protocol ftp",
                 InvalidValue,
             ),
             (
