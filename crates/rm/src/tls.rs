@@ -54,6 +54,9 @@ mod names {
     /// file holds only the certificate chain (as certbot and most CAs
     /// deliver them).
     pub(super) const KEY_LOCATION: &str = "weft.ssl.server.keystore.key.location";
+    /// Hadoop's: how often (milliseconds) the key material's files are
+    /// looked at for a change, which is then served without a restart.
+    pub(super) const RELOAD_INTERVAL: &str = "ssl.server.stores.reload.interval";
     pub(super) const TRUSTSTORE_LOCATION: &str = "ssl.client.truststore.location";
     pub(super) const TRUSTSTORE_TYPE: &str = "ssl.client.truststore.type";
 }
@@ -62,6 +65,9 @@ mod names {
 /// is dropped: long enough for a slow client across a WAN, short enough
 /// that idle sockets do not pile up.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the key material's files are looked at unless
+/// `ssl.server.stores.reload.interval` says otherwise: Hadoop's default.
+const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_secs(10);
 /// Handshakes under way at once; past it, new connections wait in the
 /// kernel's backlog rather than growing memory without bound.
 const MAX_HANDSHAKES: usize = 1024;
@@ -169,12 +175,97 @@ fn at(location: &Option<Location>) -> String {
     location.map(|l| format!("{l}: ")).unwrap_or_default()
 }
 
-/// The TLS side of an HTTPS server: its certificate chain and key.
+/// The TLS side of an HTTPS server: its certificate chain and key, and
+/// where they came from, so that a renewed certificate is served without
+/// a restart (`TlsListener` watches the files).
 #[derive(Clone)]
 pub struct ServerTls {
     config: Arc<ServerConfig>,
+    /// What new handshakes are answered with; replaced on a reload.
+    current: Arc<CurrentKey>,
     /// The file the certificate chain came from, for logs.
     certificate: PathBuf,
+    /// The files to watch, for key material read from files.
+    source: Option<KeySource>,
+}
+
+/// The key material new handshakes get. A lock rather than a rebuilt
+/// `ServerConfig`, so that the listener, which holds the config, needs no
+/// telling; a reload takes the write lock once in a while.
+#[derive(Debug)]
+struct CurrentKey(std::sync::RwLock<Arc<CertifiedKey>>);
+
+impl CurrentKey {
+    fn get(&self) -> Arc<CertifiedKey> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, key: Arc<CertifiedKey>) {
+        *self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = key;
+    }
+}
+
+impl rustls::server::ResolvesServerCert for CurrentKey {
+    fn resolve(&self, _hello: rustls::server::ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.get())
+    }
+}
+
+/// Where a server's key material came from, and how often to look again.
+#[derive(Clone, Debug)]
+struct KeySource {
+    cert_path: PathBuf,
+    cert_named_by: String,
+    /// `None`: the key is in the certificate's file.
+    key: Option<(PathBuf, String)>,
+    /// `None`: never reloaded (`ssl.server.stores.reload.interval` 0).
+    reload_every: Option<Duration>,
+    /// The files' sizes and modification times when they were read.
+    seen: FilesSeen,
+}
+
+/// A file's size and modification time, or `None` when it could not be
+/// looked at: a change in either means a new file to read.
+type FileSeen = Option<(u64, std::time::SystemTime)>;
+type FilesSeen = [FileSeen; 2];
+
+impl KeySource {
+    fn look(&self) -> FilesSeen {
+        let look = |p: &Path| {
+            let m = std::fs::metadata(p).ok()?;
+            Some((m.len(), m.modified().ok()?))
+        };
+        [
+            look(&self.cert_path),
+            self.key.as_ref().and_then(|(p, _)| look(p)),
+        ]
+    }
+
+    /// Reads and checks the key material the files hold now.
+    fn read(&self) -> Result<Arc<CertifiedKey>, TlsError> {
+        let cert_pem = read_pem_file(&self.cert_path, &self.cert_named_by)?;
+        let key_pem = match &self.key {
+            Some((path, named_by)) => read_pem_file(path, named_by)?,
+            None => cert_pem.clone(),
+        };
+        certified_key(&cert_pem, &key_pem).map_err(|e| {
+            let (path, property) = match (&self.key, e.in_key) {
+                (Some((path, named_by)), true) => (path.clone(), named_by.clone()),
+                _ => (self.cert_path.clone(), self.cert_named_by.clone()),
+            };
+            TlsError::KeyMaterial {
+                path,
+                property,
+                why: e.why,
+            }
+        })
+    }
 }
 
 impl fmt::Debug for ServerTls {
@@ -201,47 +292,67 @@ impl ServerTls {
         let dir = file.parent().unwrap_or(Path::new("."));
         check_pem_type(file, &site, names::KEYSTORE_TYPE)?;
         let cert_path = required_path(file, dir, &site, names::KEYSTORE_LOCATION)?;
-        let cert_named_by = format!("{} in {}", names::KEYSTORE_LOCATION, file.display());
-        let cert_pem = read_pem_file(&cert_path, &cert_named_by)?;
-        let (key_path, key_pem, key_named_by) = match site.value(names::KEY_LOCATION) {
-            Some(v) if !v.trim().is_empty() => {
-                let path = resolve(dir, v.trim());
-                let named_by = format!("{} in {}", names::KEY_LOCATION, file.display());
-                let pem = read_pem_file(&path, &named_by)?;
-                (path, pem, named_by)
-            }
-            _ => (cert_path.clone(), cert_pem.clone(), cert_named_by.clone()),
+        let key = match site.value(names::KEY_LOCATION) {
+            Some(v) if !v.trim().is_empty() => Some((
+                resolve(dir, v.trim()),
+                format!("{} in {}", names::KEY_LOCATION, file.display()),
+            )),
+            _ => None,
         };
-        let config = server_config_from_pem(&cert_pem, &key_pem).map_err(|e| {
-            let (path, property) = match e.in_key {
-                true => (key_path, key_named_by),
-                false => (cert_path.clone(), cert_named_by),
-            };
-            TlsError::KeyMaterial {
-                path,
-                property,
-                why: e.why,
-            }
-        })?;
-        Ok(ServerTls {
-            config,
-            certificate: cert_path,
-        })
+        let mut source = KeySource {
+            cert_named_by: format!("{} in {}", names::KEYSTORE_LOCATION, file.display()),
+            cert_path,
+            key,
+            reload_every: reload_interval(file, &site)?,
+            seen: [None, None],
+        };
+        // Looked at before reading: a change in between is read again later.
+        source.seen = source.look();
+        let key = source.read()?;
+        Ok(ServerTls::serving(
+            key,
+            source.cert_path.clone(),
+            Some(source),
+        ))
     }
 
     /// A server from PEM texts (tests, and embedders holding the key
-    /// material themselves); `what` names their source in errors.
+    /// material themselves); `what` names their source in errors. Nothing
+    /// is reloaded.
     pub fn from_pem(cert_pem: &[u8], key_pem: &[u8], what: &str) -> Result<ServerTls, TlsError> {
-        let config =
-            server_config_from_pem(cert_pem, key_pem).map_err(|e| TlsError::KeyMaterial {
-                path: PathBuf::from(what),
-                property: "the PEM given".to_owned(),
-                why: e.why,
-            })?;
-        Ok(ServerTls {
-            config,
-            certificate: PathBuf::from(what),
-        })
+        let key = certified_key(cert_pem, key_pem).map_err(|e| TlsError::KeyMaterial {
+            path: PathBuf::from(what),
+            property: "the PEM given".to_owned(),
+            why: e.why,
+        })?;
+        Ok(ServerTls::serving(key, PathBuf::from(what), None))
+    }
+
+    fn serving(
+        key: Arc<CertifiedKey>,
+        certificate: PathBuf,
+        source: Option<KeySource>,
+    ) -> ServerTls {
+        let current = Arc::new(CurrentKey(std::sync::RwLock::new(key)));
+        let mut config = ServerConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()
+            .expect("the ring provider supports the default protocol versions")
+            .with_no_client_auth()
+            .with_cert_resolver(current.clone());
+        // Weft's servers speak HTTP/1.1 only.
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        ServerTls {
+            config: Arc::new(config),
+            current,
+            certificate,
+            source,
+        }
+    }
+
+    /// The certificate chain new handshakes are answered with now (DER,
+    /// the server's own first).
+    pub fn chain(&self) -> Vec<CertificateDer<'static>> {
+        self.current.get().cert.clone()
     }
 
     /// The file the certificate chain came from.
@@ -256,10 +367,7 @@ struct PemProblem {
     why: String,
 }
 
-fn server_config_from_pem(
-    cert_pem: &[u8],
-    key_pem: &[u8],
-) -> Result<Arc<ServerConfig>, PemProblem> {
+fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<Arc<CertifiedKey>, PemProblem> {
     let cert_problem = |why: String| PemProblem { in_key: false, why };
     let key_problem = |why: String| PemProblem { in_key: true, why };
     let certs = certificates(cert_pem).map_err(cert_problem)?;
@@ -283,20 +391,71 @@ fn server_config_from_pem(
     };
     let signing_key = rustls::crypto::ring::sign::any_supported_type(&key)
         .map_err(|e| key_problem(format!("the private key cannot be used: {e}")))?;
-    if let Err(e) = CertifiedKey::new(certs.clone(), signing_key).keys_match() {
+    let certified = CertifiedKey::new(certs, signing_key);
+    if let Err(e) = certified.keys_match() {
         return Err(key_problem(format!(
             "the private key does not belong to the first certificate, the server's own, which must come first in the chain ({e})"
         )));
     }
-    let mut config = ServerConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| cert_problem(e.to_string()))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| key_problem(format!("the certificate and key cannot be used: {e}")))?;
-    // Weft's servers speak HTTP/1.1 only.
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(Arc::new(config))
+    Ok(Arc::new(certified))
+}
+
+/// `ssl.server.stores.reload.interval`: milliseconds, Hadoop's default
+/// 10 s; 0 or less turns reloading off, as in Hadoop.
+fn reload_interval(file: &Path, site: &HadoopConfig) -> Result<Option<Duration>, TlsError> {
+    let Some(p) = site.get(names::RELOAD_INTERVAL) else {
+        return Ok(Some(DEFAULT_RELOAD_INTERVAL));
+    };
+    match p.value.trim().parse::<i64>() {
+        Ok(ms) if ms <= 0 => Ok(None),
+        Ok(ms) => Ok(Some(Duration::from_millis(ms.unsigned_abs()))),
+        Err(_) => Err(TlsError::Property {
+            file: file.to_owned(),
+            location: Some(p.location),
+            property: names::RELOAD_INTERVAL,
+            why: format!(
+                "{:?} is not a whole number of milliseconds (0 turns reloading off)",
+                p.value
+            ),
+        }),
+    }
+}
+
+/// Looks at the key material's files every `every` and, when they have
+/// changed, serves what they hold from the next handshake on. A change
+/// that does not load (a certificate written before its key, say) is
+/// logged and the old key material kept; it is tried again when the files
+/// change again.
+async fn watch_key_material(mut source: KeySource, current: Arc<CurrentKey>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let look = source.clone();
+        let Ok((seen, read)) = tokio::task::spawn_blocking(move || {
+            let seen = look.look();
+            if seen == look.seen {
+                return (seen, None);
+            }
+            (seen, Some(look.read()))
+        })
+        .await
+        else {
+            continue;
+        };
+        source.seen = seen;
+        match read {
+            None => {}
+            Some(Ok(key)) => {
+                current.set(key);
+                tracing::info!(certificate = %source.cert_path.display(), "serving the server's renewed key material");
+            }
+            Some(Err(e)) => {
+                tracing::error!(error = %e, "the server's key material changed but cannot be used; still serving the earlier one");
+            }
+        }
+    }
 }
 
 /// Every certificate in `pem`, in order; other sections are skipped.
@@ -548,6 +707,8 @@ pub struct TlsListener {
     ready: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
     local: SocketAddr,
     acceptor_task: JoinHandle<()>,
+    /// Reloads renewed key material, when it came from files.
+    watcher: Option<JoinHandle<()>>,
 }
 
 impl fmt::Debug for TlsListener {
@@ -565,10 +726,19 @@ impl TlsListener {
         let acceptor = TlsAcceptor::from(tls.config.clone());
         let (tx, ready) = mpsc::channel(64);
         let acceptor_task = tokio::spawn(accept_loop(listener, acceptor, tx));
+        let watcher = tls.source.as_ref().and_then(|source| {
+            let every = source.reload_every?;
+            Some(tokio::spawn(watch_key_material(
+                source.clone(),
+                tls.current.clone(),
+                every,
+            )))
+        });
         Ok(TlsListener {
             ready,
             local,
             acceptor_task,
+            watcher,
         })
     }
 }
@@ -576,6 +746,9 @@ impl TlsListener {
 impl Drop for TlsListener {
     fn drop(&mut self) {
         self.acceptor_task.abort();
+        if let Some(w) = &self.watcher {
+            w.abort();
+        }
     }
 }
 
@@ -833,6 +1006,87 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .starts_with(&format!("{}: ", missing.display()))
+        );
+    }
+
+    /// Whether a client trusting only `ca` completes a handshake with `addr`.
+    async fn trusted_by(addr: SocketAddr, ca: &Path) -> bool {
+        let tls = ClientTls::from_ca_file(ca, "the test").unwrap();
+        let connector = tokio_rustls::TlsConnector::from(tls.config().clone());
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        connector.connect(name, tcp).await.is_ok()
+    }
+
+    #[tokio::test]
+    async fn a_renewed_certificate_is_served_without_a_restart_and_a_broken_one_is_not() {
+        let (old, new) = (TestPki::new("old CA"), TestPki::new("new CA"));
+        let dir = ScratchDir::new("tls-reload");
+        let (old_ca, new_ca) = (
+            dir.write("old-ca.pem", &old.ca_pem),
+            dir.write("new-ca.pem", &new.ca_pem),
+        );
+        dir.write("server.pem", old.server_pem());
+        let file = dir.write(
+            "ssl-server.xml",
+            site_xml(&[
+                ("ssl.server.keystore.location", "server.pem"),
+                ("ssl.server.stores.reload.interval", "20"),
+            ]),
+        );
+        let tls = ServerTls::load(&file).unwrap();
+        let listener =
+            TlsListener::new(TcpListener::bind("127.0.0.1:0").await.unwrap(), &tls).unwrap();
+        let addr = listener.local;
+        assert!(trusted_by(addr, &old_ca).await);
+        assert!(!trusted_by(addr, &new_ca).await);
+
+        dir.write("server.pem", new.server_pem());
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while !trusted_by(addr, &new_ca).await {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the renewed certificate was never served"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!trusted_by(addr, &old_ca).await);
+        let served = tls.chain();
+        assert_eq!(served.len(), 1);
+        assert_eq!(
+            Some(&served[0]),
+            certificates(new.cert_pem.as_bytes()).unwrap().first()
+        );
+
+        // A certificate written without its key: the last good one stays.
+        dir.write("server.pem", format!("{}{}", old.cert_pem, new.key_pem));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(trusted_by(addr, &new_ca).await);
+        assert_eq!(tls.chain(), served);
+        drop(listener);
+    }
+
+    #[test]
+    fn the_reload_interval_is_hadoops_milliseconds_and_zero_turns_it_off() {
+        let pki = TestPki::new("test CA");
+        let dir = ScratchDir::new("tls-interval");
+        dir.write("server.pem", pki.server_pem());
+        let every = |value: Option<&str>| {
+            let mut props = vec![("ssl.server.keystore.location", "server.pem")];
+            props.extend(value.map(|v| ("ssl.server.stores.reload.interval", v)));
+            let file = dir.write("ssl-server.xml", site_xml(&props));
+            ServerTls::load(&file).map(|t| t.source.and_then(|s| s.reload_every))
+        };
+        assert_eq!(every(None).unwrap(), Some(Duration::from_secs(10)));
+        assert_eq!(
+            every(Some("250")).unwrap(),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(every(Some("0")).unwrap(), None);
+        assert_eq!(every(Some("-1")).unwrap(), None);
+        assert_eq!(
+            dir.hide(&every(Some("soon")).unwrap_err().to_string()),
+            "<dir>/ssl-server.xml: line 3, column 57: property ssl.server.stores.reload.interval: \"soon\" is not a whole number of milliseconds (0 turns reloading off)"
         );
     }
 
