@@ -4,7 +4,7 @@
 //! the distributed shell, in process, with no node to run on, so they wait
 //! (RUNNING, their unmanaged AM registered) until something kills them.
 //! `weft daemonlog` is run against a `weft nm` process, whose log shows
-//! what it did.
+//! what it did; `weft local` over HTTPS runs as a process of its own.
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Output, Stdio};
@@ -517,4 +517,77 @@ fn daemonlog_reads_and_sets_a_node_agents_levels_for_its_administrators() {
         "{}",
         stdout(&o)
     );
+}
+
+/// `weft local` with a configuration saying HTTPS_ONLY: the RM and its
+/// nodes serve HTTPS with the directory's key material, the nodes join
+/// over it, and a client trusting the directory's CA reads both.
+#[test]
+fn weft_local_serves_a_whole_cluster_over_https() {
+    let dir = weft_test_support::ScratchDir::new("cli-local-https");
+    let pki = weft_test_support::tls::TestPki::new("local CA");
+    pki.write_conf(dir.path());
+    dir.write("fair-scheduler.xml", ALLOC);
+    dir.write(
+        "weft-site.xml",
+        weft_test_support::site_xml(&[("yarn.http.policy", "HTTPS_ONLY")]),
+    );
+    let conf = dir.path().display().to_string();
+    let work = dir.path().join("work").display().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["local", "--conf", &conf, "--work-dir", &work])
+        .args(["--listen", "127.0.0.1:0", "--nodes", "2", "--no-demo"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = lines_of(child.stdout.take().unwrap());
+    let started = line_with(&out, "resource manager at ");
+    let rm = started
+        .split_whitespace()
+        .find(|w| w.starts_with("https://"))
+        .unwrap_or_else(|| panic!("no https:// address in {started}"))
+        .to_owned();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let ca = weft_rm::tls::ClientTls::from_ca_file(&dir.path().join("ca.pem"), "the test").unwrap();
+    let (nodes, node_info) = runtime.block_on(async {
+        let mut client = weft_rm::client::RmClient::new(&rm, None)
+            .unwrap()
+            .with_tls(ca.clone());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let nodes = loop {
+            let nodes: serde_json::Value = client
+                .call(http::Method::GET, "/ws/v1/cluster/nodes", None::<&()>)
+                .await
+                .unwrap();
+            let list = nodes["nodes"]["node"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if list.len() == 2 {
+                break list;
+            }
+            assert!(Instant::now() < deadline, "the nodes never joined: {nodes}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let address = nodes[0]["nodeHTTPAddress"].as_str().unwrap().to_owned();
+        let mut node = weft_rm::client::RmClient::new(&format!("https://{address}"), None)
+            .unwrap()
+            .with_tls(ca);
+        let info: serde_json::Value = node
+            .call(http::Method::GET, "/ws/v1/node/info", None::<&()>)
+            .await
+            .unwrap();
+        (nodes, info)
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    for n in &nodes {
+        assert_eq!(n["state"], "RUNNING", "{n}");
+    }
+    assert!(node_info["nodeInfo"]["id"].is_string(), "{node_info}");
 }
