@@ -16,6 +16,10 @@ use weft_nm::distributed_shell::{self, ShellConfig, ShellEvent};
 use weft_rm::dto::ResourceDto;
 use weft_rm::{Clock, RmConfig, Service};
 
+mod common;
+
+use common::{stderr, stdout, weft};
+
 const ALLOC: &str = r#"<allocations>
   <queue name="a"/>
 </allocations>"#;
@@ -91,14 +95,6 @@ impl Rm {
             .output()
             .unwrap()
     }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// `-status`'s `Final-State`.
@@ -205,21 +201,12 @@ fn app_states_are_read_as_yarn_reads_them() {
     assert_eq!(columns[4], "    root.a", "{row}");
 }
 
-/// `weft <args>` with no RM of ours: what it makes of `--rm` alone.
-fn weft_alone(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn an_rm_address_without_a_port_is_port_8088() {
     // `.invalid` never resolves (RFC 2606), so the error names where the
     // command tried to go without anything answering there.
     for rm in ["rm.invalid", "http://rm.invalid", "http://rm.invalid/"] {
-        let o = weft_alone(&["application", "-list", "--rm", rm, "--user", "alice"]);
+        let o = weft(&["application", "-list", "--rm", rm, "--user", "alice"]);
         let err = stderr(&o);
         assert!(
             err.contains("cannot connect to the resource manager at rm.invalid:8088"),
@@ -228,7 +215,7 @@ fn an_rm_address_without_a_port_is_port_8088() {
         assert_eq!(o.status.code(), Some(1), "{rm}: {err}");
     }
     // An explicit port is kept, 80 too.
-    let o = weft_alone(&["node", "-list", "--rm", "http://rm.invalid:80"]);
+    let o = weft(&["node", "-list", "--rm", "http://rm.invalid:80"]);
     let err = stderr(&o);
     assert!(
         err.contains("cannot connect to the resource manager at rm.invalid:80:"),
@@ -238,7 +225,7 @@ fn an_rm_address_without_a_port_is_port_8088() {
 
 #[test]
 fn a_bad_rm_address_is_a_usage_error_saying_what_is_wrong() {
-    let o = weft_alone(&["application", "-list", "--rm", "rm:80x"]);
+    let o = weft(&["application", "-list", "--rm", "rm:80x"]);
     let err = stderr(&o);
     assert!(
         err.contains(
@@ -247,7 +234,7 @@ fn a_bad_rm_address_is_a_usage_error_saying_what_is_wrong() {
         "{err}"
     );
     assert_eq!(o.status.code(), Some(2), "{err}");
-    let o = weft_alone(&["load", "--rm", "ftp://rm:8088"]);
+    let o = weft(&["load", "--rm", "ftp://rm:8088"]);
     let err = stderr(&o);
     assert!(
         err.contains("only http:// and https:// are supported, not ftp://"),
@@ -459,7 +446,7 @@ fn daemonlog_reads_and_sets_a_node_agents_levels_for_its_administrators() {
         let mut all = vec!["daemonlog"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["--user", user]);
-        weft_alone(&all)
+        weft(&all)
     };
     let o = daemonlog(&["-getlevel", &nm.address, "weft_nm::agent"], "yarn");
     assert!(o.status.success(), "{}", stderr(&o));

@@ -4,47 +4,32 @@
 //! (`src/queues.rs`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
-fn weft(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
+use weft_test_support::ScratchDir;
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{stderr, stdout, weft};
 
 fn conf() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conf")
 }
 
-/// A file of a test's own, removed at the end.
-struct TempFile(PathBuf);
+/// A file of a test's own, removed (with its directory) at the end.
+struct TempFile {
+    _dir: ScratchDir,
+    path: String,
+}
 
 impl TempFile {
     fn new(name: &str, text: &str) -> TempFile {
-        let path =
-            std::env::temp_dir().join(format!("weft-queues-e2e-{}-{name}", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        TempFile(path)
+        let dir = ScratchDir::new("queues-e2e");
+        let path = dir.write(name, text).display().to_string();
+        TempFile { _dir: dir, path }
     }
 
     fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        &self.path
     }
 }
 

@@ -25,6 +25,7 @@ use weft_queue_tree::{Acl, GroupFile};
 use weft_rm::access::AclSettings;
 use weft_rm::groups::{GroupCacheSettings, GroupSource, OsGroups, UserGroups};
 use weft_rm::log_levels::{DirectivesOnly, LogLevels};
+use weft_test_support::ScratchDir;
 
 use super::{NodeApi, router};
 use crate::agent::{AgentHandle, AppViewers};
@@ -288,29 +289,17 @@ async fn jmx_is_for_administrators_when_instrumentation_requires_admin() {
 }
 
 /// A directory of a test's own, removed when it ends.
-struct WorkDir(PathBuf);
-
-impl WorkDir {
-    fn new(name: &str) -> WorkDir {
-        let dir =
-            std::env::temp_dir().join(format!("weft-nm-router-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        WorkDir(dir)
-    }
-
-    /// Writes `text` as `container`'s stdout, where the agent's launch puts it.
-    fn stdout(&self, container: &str, text: &str) {
-        let logs = ContainerDirs::of(&self.0, container.parse().unwrap()).logs;
-        std::fs::create_dir_all(&logs).unwrap();
-        std::fs::write(logs.join("stdout"), text).unwrap();
-    }
+/// A node's work directory for a test, removed at the end.
+fn work_dir(name: &str) -> ScratchDir {
+    ScratchDir::new(&format!("nm-router-{name}"))
 }
 
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Writes `text` as `container`'s stdout in `work`, where the agent's
+/// launch puts it.
+fn write_stdout(work: &ScratchDir, container: &str, text: &str) {
+    let logs = ContainerDirs::of(work.path(), container.parse().unwrap()).logs;
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("stdout"), text).unwrap();
 }
 
 /// alice's app, which bob and the group `viewers` may view.
@@ -348,12 +337,12 @@ fn running(id: &str, owner: Option<&str>, view: &str) -> (ContainerDto, AppViewe
 
 /// A node that knows alice's, carol's and nobody's containers, with their
 /// logs and the forgotten one's on disk, its ACLs on or off.
-fn node_with_containers(work: &WorkDir, acl_enable: bool) -> axum::Router {
+fn node_with_containers(work: &ScratchDir, acl_enable: bool) -> axum::Router {
     for c in [ALICES, CAROLS, NOBODYS, FORGOTTEN] {
-        work.stdout(c, &format!("secret of {c}\n"));
+        write_stdout(work, c, &format!("secret of {c}\n"));
     }
     let mut api = node_api(None, acl_enable);
-    api.work_dir = work.0.clone();
+    api.work_dir = work.path().to_owned();
     api.handle = AgentHandle::serving(vec![
         running(ALICES, Some("alice"), "bob viewers"),
         running(CAROLS, Some("carol"), " "),
@@ -427,7 +416,7 @@ async fn reads(nm: &axum::Router, container: &str) -> String {
 
 #[tokio::test]
 async fn with_acls_on_only_the_apps_viewers_read_its_containers_logs() {
-    let work = WorkDir::new("acl-on");
+    let work = work_dir("acl-on");
     let nm = node_with_containers(&work, true);
     // The owner, whom VIEW_APP names (bob by name, erin by her group) and
     // the node's administrators (yarn by name, ops by group) see all;
@@ -501,7 +490,7 @@ async fn listed(nm: &axum::Router, user: Option<&str>) -> Vec<String> {
 
 #[tokio::test]
 async fn filter_entity_list_by_user_leaves_out_the_containers_the_caller_may_not_view() {
-    let work = WorkDir::new("filter-list");
+    let work = work_dir("filter-list");
     let serving = || {
         AgentHandle::serving(vec![
             running(ALICES, Some("alice"), "bob viewers"),
@@ -510,7 +499,7 @@ async fn filter_entity_list_by_user_leaves_out_the_containers_the_caller_may_not
     };
     let node = |acl_enable: bool, filter: bool| {
         let mut api = node_api(None, acl_enable);
-        api.work_dir = work.0.clone();
+        api.work_dir = work.path().to_owned();
         api.handle = serving();
         api.filter_entity_list_by_user = filter;
         router(api)
@@ -551,7 +540,7 @@ async fn filter_entity_list_by_user_leaves_out_the_containers_the_caller_may_not
 
 #[tokio::test]
 async fn refusals_name_the_app_and_who_may_read() {
-    let work = WorkDir::new("acl-words");
+    let work = work_dir("acl-words");
     let nm = node_with_containers(&work, true);
     expect![[r#"
         (
@@ -604,7 +593,7 @@ async fn refusals_name_the_app_and_who_may_read() {
 
 #[tokio::test]
 async fn with_acls_off_anyone_reads_every_containers_logs() {
-    let work = WorkDir::new("acl-off");
+    let work = work_dir("acl-off");
     let nm = node_with_containers(&work, false);
     expect![[r#"
         alice        list whole    report whole    logs 200 stdout 200 secret
@@ -632,10 +621,10 @@ async fn with_acls_off_anyone_reads_every_containers_logs() {
 async fn everyone_is_an_administrator_under_the_default_admin_acl() {
     // yarn.admin.acl's default is `*`: with ACLs on, everyone still reads
     // everything, as on a Hadoop NodeManager.
-    let work = WorkDir::new("acl-star");
-    work.stdout(CAROLS, "secret\n");
+    let work = work_dir("acl-star");
+    write_stdout(&work, CAROLS, "secret\n");
     let mut api = node_api(None, true);
-    api.work_dir = work.0.clone();
+    api.work_dir = work.path().to_owned();
     api.acl = Arc::new(AclSettings {
         enabled: true,
         admins: Acl::everyone(),

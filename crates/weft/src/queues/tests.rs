@@ -3,6 +3,7 @@
 //! stream they go to and the exit status.
 
 use clap::Parser;
+use weft_test_support::ScratchDir;
 
 use super::*;
 
@@ -18,34 +19,26 @@ fn parse(line: &str) -> Result<QueuesArgs, clap::Error> {
 }
 
 /// A directory of a test's own, removed at the end, holding `files`.
-struct Dir(PathBuf);
+struct Dir(ScratchDir);
 
 impl Dir {
     fn new(name: &str, files: &[(&str, &str)]) -> Dir {
-        let dir = std::env::temp_dir().join(format!("weft-queues-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = ScratchDir::new(&format!("queues-{name}"));
         for (file, text) in files {
-            std::fs::write(dir.join(file), text).unwrap();
+            dir.write(file, text);
         }
         Dir(dir)
     }
 
     /// Runs `weft queues <line>`, `{dir}` standing for this directory.
     fn run(&self, line: &str) -> Report {
-        let line = line.replace("{dir}", &self.0.display().to_string());
+        let line = line.replace("{dir}", &self.0.path().display().to_string());
         let args = parse(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
         let mut report = execute(&args);
-        let dir = self.0.display().to_string();
+        let dir = self.0.path().display().to_string();
         report.stdout = report.stdout.replace(&dir, "{dir}");
         report.stderr = report.stderr.replace(&dir, "{dir}");
         report
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -267,7 +260,7 @@ fn warnings_pass_unless_strict() {
 #[test]
 fn what_cannot_be_read_is_a_usage_error_naming_the_path() {
     let dir = Dir::new("unreadable", &[("ok.xml", "<allocations/>"), ("site", "")]);
-    std::fs::write(dir.0.join("bin.xml"), [0xff, 0xfe, 0x00]).unwrap();
+    dir.0.write("bin.xml", [0xff, 0xfe, 0x00]);
     for (line, code, message) in [
         (
             "check {dir}/missing.xml",
