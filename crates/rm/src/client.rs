@@ -319,14 +319,7 @@ impl RmClient {
                 })?;
             let _ = stream.set_nodelay(true);
             let sender = match &mut self.https {
-                None => {
-                    let (sender, conn) =
-                        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-                    tokio::spawn(async move {
-                        let _ = conn.await;
-                    });
-                    sender
-                }
+                None => http1(stream).await?,
                 Some(trust) => {
                     let tls = match trust {
                         Some(tls) => tls.clone(),
@@ -339,13 +332,7 @@ impl RmClient {
                             tls
                         }
                     };
-                    let stream = tls_handshake(&self.authority, &tls, stream).await?;
-                    let (sender, conn) =
-                        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-                    tokio::spawn(async move {
-                        let _ = conn.await;
-                    });
-                    sender
+                    http1(tls_handshake(&self.authority, &tls, stream).await?).await?
                 }
             };
             self.sender = Some(sender);
@@ -495,6 +482,18 @@ impl RmClient {
         )
         .await
     }
+}
+
+/// An HTTP/1.1 connection over `io` (TCP or TLS), driven by a task of its own.
+async fn http1<S>(io: S) -> Result<SendRequest<Full<Bytes>>, hyper::Error>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
 }
 
 /// The TLS handshake with the RM at `authority` over `stream`, checking
