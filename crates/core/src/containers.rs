@@ -67,7 +67,7 @@ impl<T> Slab<T> {
         let i = match self.free.pop() {
             Some(i) => i,
             None => {
-                if self.used % CHUNK == 0 {
+                if self.used.is_multiple_of(CHUNK) {
                     self.chunks.push((0..CHUNK).map(|_| None).collect());
                 }
                 self.used += 1;
@@ -435,10 +435,10 @@ impl ResourceManager {
             .saturating_add(container.resource.vcores().saturating_mul(ms));
         if container.is_am {
             let app_id = app.id;
-            if let Some(record) = self.apps.get_mut(&app_id) {
-                if record.am_container == Some(container.id) {
-                    record.am_container = None;
-                }
+            if let Some(record) = self.apps.get_mut(&app_id)
+                && record.am_container == Some(container.id)
+            {
+                record.am_container = None;
             }
         }
         self.counters.containers_completed += 1;

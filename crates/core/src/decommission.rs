@@ -241,16 +241,16 @@ impl ResourceManager {
     /// Marks a node that already left (lost, shut down) as decommissioned:
     /// it has nothing to drain, and its heartbeats are now told to shut down.
     pub(crate) fn decommission_departed(&mut self, now: Time, node: &NodeId) {
-        if let Some(gone) = self.inactive_nodes.get_mut(node) {
-            if gone.state != NodeState::Decommissioned {
-                gone.state = NodeState::Decommissioned;
-                gone.since = now;
-                self.node_state_changed(
-                    node.clone(),
-                    NodeState::Decommissioned,
-                    "decommissioned by an operator after it left".to_owned(),
-                );
-            }
+        if let Some(gone) = self.inactive_nodes.get_mut(node)
+            && gone.state != NodeState::Decommissioned
+        {
+            gone.state = NodeState::Decommissioned;
+            gone.since = now;
+            self.node_state_changed(
+                node.clone(),
+                NodeState::Decommissioned,
+                "decommissioned by an operator after it left".to_owned(),
+            );
         }
     }
 

@@ -80,16 +80,15 @@ impl ResourceManager {
                     ));
                 }
             }
-            if let Some(r) = node.reservation {
-                if !self.active[r.app.index()]
+            if let Some(r) = node.reservation
+                && !self.active[r.app.index()]
                     .as_ref()
                     .is_some_and(|a| a.reservations.contains(&idx))
-                {
-                    problems.push(format!(
-                        "node {} is reserved for an app that does not know it",
-                        node.id
-                    ));
-                }
+            {
+                problems.push(format!(
+                    "node {} is reserved for an app that does not know it",
+                    node.id
+                ));
             }
         }
         self.check_draining(&mut problems);

@@ -701,16 +701,16 @@ impl ResourceManager {
         // ends its attempt's other containers (or the app) on the way.
         let attempt = self.active(h).attempt;
         for id in &req.releases {
-            if let Some(c) = self.find_container(id) {
-                if self.container(c).app == h {
-                    self.end_container(
-                        self.last_now,
-                        c,
-                        exit_status::ABORTED,
-                        "released by the application master".to_owned(),
-                        Some(StopReason::Released),
-                    );
-                }
+            if let Some(c) = self.find_container(id)
+                && self.container(c).app == h
+            {
+                self.end_container(
+                    self.last_now,
+                    c,
+                    exit_status::ABORTED,
+                    "released by the application master".to_owned(),
+                    Some(StopReason::Released),
+                );
             }
         }
         // The caller released its own AM container: its attempt is over, and

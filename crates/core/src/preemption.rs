@@ -351,10 +351,10 @@ impl ResourceManager {
                 });
             }
             TransitionKind::Withdrawn { reason } => {
-                if let (true, Some(h), Some(n)) = (t.set_aside, beneficiary, node) {
-                    if let Some(r) = self.nodes.get(n).preempted_for.get(&h).copied() {
-                        self.set_aside(n, h, r - t.resource);
-                    }
+                if let (true, Some(h), Some(n)) = (t.set_aside, beneficiary, node)
+                    && let Some(r) = self.nodes.get(n).preempted_for.get(&h).copied()
+                {
+                    self.set_aside(n, h, r - t.resource);
                 }
                 self.events.push(Event::PreemptionWithdrawn {
                     container: t.container,

@@ -248,21 +248,21 @@ impl RequestTable {
             state.allowed = Some(locality);
         }
         state.last_scheduled = Some(now);
-        if locality == Locality::NodeLocal {
-            if let Some(a) = state.nodes.get_mut(node_name) {
-                a.count = a.count.saturating_sub(1);
-            }
+        if locality == Locality::NodeLocal
+            && let Some(a) = state.nodes.get_mut(node_name)
+        {
+            a.count = a.count.saturating_sub(1);
         }
-        if locality <= Locality::RackLocal {
-            if let Some(a) = state.racks.get_mut(rack) {
-                a.count = a.count.saturating_sub(1);
-            }
+        if locality <= Locality::RackLocal
+            && let Some(a) = state.racks.get_mut(rack)
+        {
+            a.count = a.count.saturating_sub(1);
         }
-        if let Some(a) = state.any.as_mut() {
-            if a.count > 0 {
-                a.count -= 1;
-                self.pending -= key.capability;
-            }
+        if let Some(a) = state.any.as_mut()
+            && a.count > 0
+        {
+            a.count -= 1;
+            self.pending -= key.capability;
         }
         if state.is_empty() {
             self.keys.remove(&key);

@@ -126,10 +126,10 @@ impl ResourceManager {
     }
 
     pub(crate) fn clear_overcommit(&mut self, idx: NodeIdx) {
-        if let Some(o) = self.nodes.get_mut(idx).overcommit.take() {
-            if let Some(at) = o.deadline {
-                self.nodes.overcommit_deadlines.remove(&(at, idx));
-            }
+        if let Some(o) = self.nodes.get_mut(idx).overcommit.take()
+            && let Some(at) = o.deadline
+        {
+            self.nodes.overcommit_deadlines.remove(&(at, idx));
         }
     }
 

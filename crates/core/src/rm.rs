@@ -319,11 +319,11 @@ impl ResourceManager {
         let now = now.max(self.last_now);
         self.last_now = now;
         out.events.clear();
-        if let Reply::NodeHeartbeat(Ok(reply)) = &mut out.reply {
-            if reply.allocated.capacity() > self.spare_allocations.capacity() {
-                reply.allocated.clear();
-                self.spare_allocations = std::mem::take(&mut reply.allocated);
-            }
+        if let Reply::NodeHeartbeat(Ok(reply)) = &mut out.reply
+            && reply.allocated.capacity() > self.spare_allocations.capacity()
+        {
+            reply.allocated.clear();
+            self.spare_allocations = std::mem::take(&mut reply.allocated);
         }
         // Work in the caller's buffer (and its capacity); hand it back filled.
         std::mem::swap(&mut self.events, &mut out.events);
@@ -519,10 +519,10 @@ impl ResourceManager {
 
     /// The tree handle of a live app.
     pub(crate) fn handle_of(&self, app: AppId) -> Option<AppHandle> {
-        if app.cluster_timestamp == self.settings.cluster_timestamp {
-            if let Some(h) = self.handles_by_seq.get(app.seq) {
-                return Some(h);
-            }
+        if app.cluster_timestamp == self.settings.cluster_timestamp
+            && let Some(h) = self.handles_by_seq.get(app.seq)
+        {
+            return Some(h);
         }
         self.tree.app_handle(app)
     }
@@ -594,10 +594,10 @@ impl SeqIndex {
         let Some(at) = seq.checked_sub(self.base) else {
             return;
         };
-        if let Some(slot) = self.slots.get_mut(at as usize) {
-            if *slot == Some(h) {
-                *slot = None;
-            }
+        if let Some(slot) = self.slots.get_mut(at as usize)
+            && *slot == Some(h)
+        {
+            *slot = None;
         }
     }
 }

@@ -250,7 +250,7 @@ impl Harness {
             })
             .filter_map(|n| n.id.host().strip_prefix('n')?.parse().ok())
             .collect();
-        if pick % 8 == 0 || running.is_empty() {
+        if pick.is_multiple_of(8) || running.is_empty() {
             return pick % 4;
         }
         running[usize::from(pick) % running.len()]
@@ -272,7 +272,7 @@ impl Harness {
                     .is_some_and(|r| r.record.state == weft_core::AppState::Running)
             })
             .collect();
-        if pick % 8 == 0 || registered.is_empty() {
+        if pick.is_multiple_of(8) || registered.is_empty() {
             return self.app(pick);
         }
         Some(registered[usize::from(pick) % registered.len()])
@@ -294,7 +294,7 @@ impl Harness {
                     .is_some_and(|r| !r.record.state.is_final())
             })
             .collect();
-        if pick % 8 == 0 || live.is_empty() {
+        if pick.is_multiple_of(8) || live.is_empty() {
             return Some(self.apps[usize::from(pick) % self.apps.len()]);
         }
         Some(live[usize::from(pick) % live.len()])
@@ -572,10 +572,10 @@ impl Harness {
                         releases.push(other.0);
                     }
                 }
-                if pick & 0x80 != 0 {
-                    if let Some(report) = self.rm.app_report(app) {
-                        releases.insert(0, ContainerId::new(report.record.attempt, 1));
-                    }
+                if pick & 0x80 != 0
+                    && let Some(report) = self.rm.app_report(app)
+                {
+                    releases.insert(0, ContainerId::new(report.record.attempt, 1));
                 }
                 self.allocate(app, Vec::new(), releases, Vec::new(), Vec::new())?;
             }

@@ -218,10 +218,10 @@ fn new_style_type(name: &str) -> Option<ResourceType> {
 
 /// `X%` for every type, or `X% memory, Y% cpu`.
 fn parse_old_percentage(text: &str) -> Result<ResourceSpec, String> {
-    if let Some(number) = text.strip_suffix('%') {
-        if let Some(pct) = parse_decimal(number.trim()) {
-            return Ok(ResourceSpec::Percentage([pct / 100.0; N_RESOURCE_TYPES]));
-        }
+    if let Some(number) = text.strip_suffix('%')
+        && let Some(pct) = parse_decimal(number.trim())
+    {
+        return Ok(ResourceSpec::Percentage([pct / 100.0; N_RESOURCE_TYPES]));
     }
     let items = tokenize_amounts(text, true)?;
     let mut memory = None;

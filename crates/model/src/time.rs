@@ -120,11 +120,11 @@ impl fmt::Display for Duration {
         let ms = self.0;
         if ms == u64::MAX {
             f.write_str("forever")
-        } else if ms != 0 && ms % 3_600_000 == 0 {
+        } else if ms != 0 && ms.is_multiple_of(3_600_000) {
             write!(f, "{}h", ms / 3_600_000)
-        } else if ms != 0 && ms % 60_000 == 0 {
+        } else if ms != 0 && ms.is_multiple_of(60_000) {
             write!(f, "{}m", ms / 60_000)
-        } else if ms % 1000 == 0 {
+        } else if ms.is_multiple_of(1000) {
             write!(f, "{}s", ms / 1000)
         } else {
             write!(f, "{ms}ms")

@@ -724,12 +724,12 @@ impl Agent {
                 let _ = reply.send(self.info());
             }
             Command::Escalate { container } => {
-                if let Some(c) = self.containers.get(&container) {
-                    if let State::Running { pid } = c.state {
-                        tracing::debug!(container = %container, pid, "grace period over: SIGKILL");
-                        if let Err(e) = launch::signal_group(pid, Signal::SIGKILL) {
-                            tracing::warn!(container = %container, pid, error = %e, "cannot kill a container's process group");
-                        }
+                if let Some(c) = self.containers.get(&container)
+                    && let State::Running { pid } = c.state
+                {
+                    tracing::debug!(container = %container, pid, "grace period over: SIGKILL");
+                    if let Err(e) = launch::signal_group(pid, Signal::SIGKILL) {
+                        tracing::warn!(container = %container, pid, error = %e, "cannot kill a container's process group");
                     }
                 }
             }
@@ -901,10 +901,10 @@ impl Agent {
                 self.session.failures = 0;
                 // Forget what was reported, unless a newer state replaced it meanwhile.
                 for sent in &request.containers {
-                    if let Ok(id) = sent.container_id.parse::<ContainerId>() {
-                        if self.reports.get(&id) == Some(sent) {
-                            self.reports.remove(&id);
-                        }
+                    if let Ok(id) = sent.container_id.parse::<ContainerId>()
+                        && self.reports.get(&id) == Some(sent)
+                    {
+                        self.reports.remove(&id);
                     }
                 }
                 self.session.response_id = answer.response_id;
@@ -1037,10 +1037,10 @@ impl Agent {
         // The RM's dynamic-resources.xml decides what this node offers;
         // the RM sizes and counts its containers, so the agent only says so.
         let given = answer.resource.map(ResourceDto::to_resource);
-        if let Some(given) = given {
-            if given != self.config.capability {
-                tracing::info!(node = %self.node, reported = %self.config.capability, given = %given, "the resource manager gives this node another size (its dynamic-resources.xml)");
-            }
+        if let Some(given) = given
+            && given != self.config.capability
+        {
+            tracing::info!(node = %self.node, reported = %self.config.capability, given = %given, "the resource manager gives this node another size (its dynamic-resources.xml)");
         }
         self.figures.capability = given.unwrap_or(self.config.capability);
         Ok(Duration::from_millis(answer.heartbeat_interval_ms.max(1)))

@@ -272,13 +272,13 @@ pub fn read_site(
         }
     };
     let value = |name: &str| site.value(name).map(str::trim);
-    if let Some(keys) = value(names::SCRIPTS) {
-        if keys != "script" {
-            bad(
+    if let Some(keys) = value(names::SCRIPTS)
+        && keys != "script"
+    {
+        bad(
                 names::SCRIPTS,
                 "names scripts other than `script`: Weft runs one health script, under Hadoop's default keyword (set yarn.nodemanager.health-checker.script.path and leave this unset)".to_owned(),
             );
-        }
     }
     let mut millis = |names: [&str; 2], default: u64| -> u64 {
         // The script's own setting first, then the global one.

@@ -238,10 +238,10 @@ mod tests {
         let child_pid_file = dirs.work.join("child");
         let mut tries = 0;
         let sleeper: u32 = loop {
-            if let Ok(text) = std::fs::read_to_string(&child_pid_file) {
-                if let Ok(p) = text.trim().parse() {
-                    break p;
-                }
+            if let Ok(text) = std::fs::read_to_string(&child_pid_file)
+                && let Ok(p) = text.trim().parse()
+            {
+                break p;
             }
             tries += 1;
             assert!(tries < 500, "the container never started its child");

@@ -289,17 +289,17 @@ impl Classic {
             let parts = (leaf.fair_part, leaf.min_part);
             let changed = parts != state.reported;
             state.reported = parts;
-            if let Some(designated) = leaf.designated.filter(|_| leaf.deficit.any_positive()) {
-                if changed || (!dry_run && !sets.is_empty()) {
-                    plan.starved.push(StarvedApp {
-                        app: pass.apps[designated].info.id,
-                        queue: state.path.clone(),
-                        fair_share_starvation: leaf.fair_part,
-                        min_share_starvation: leaf.min_part,
-                        requested: leaf.wanted,
-                        victims: sets,
-                    });
-                }
+            if let Some(designated) = leaf.designated.filter(|_| leaf.deficit.any_positive())
+                && (changed || (!dry_run && !sets.is_empty()))
+            {
+                plan.starved.push(StarvedApp {
+                    app: pass.apps[designated].info.id,
+                    queue: state.path.clone(),
+                    fair_share_starvation: leaf.fair_part,
+                    min_share_starvation: leaf.min_part,
+                    requested: leaf.wanted,
+                    victims: sets,
+                });
             }
             plan.leaves.push((leaf.slot, state));
         }

@@ -170,10 +170,10 @@ impl Preemptor {
         view: &V,
         settings: &SchedulerSettings,
     ) -> Result<PreemptionOutput, PreemptionError> {
-        if let Some(previous) = self.last_update {
-            if now < previous {
-                return Err(PreemptionError::TimeWentBackwards { now, previous });
-            }
+        if let Some(previous) = self.last_update
+            && now < previous
+        {
+            return Err(PreemptionError::TimeWentBackwards { now, previous });
         }
         let dry_run = settings.preemption && settings.preemption_dry_run;
         let capacity = view.cluster_capacity();

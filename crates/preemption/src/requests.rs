@@ -98,11 +98,11 @@ fn pick_levels<'a>(
     };
     let any = group.iter().find(|a| a.location == Location::Any);
     let narrower = group.len() > usize::from(any.is_some());
-    if let Some(any) = any {
-        if any.relax_locality || !narrower {
-            picks.push(pick(any, false));
-            return;
-        }
+    if let Some(any) = any
+        && (any.relax_locality || !narrower)
+    {
+        picks.push(pick(any, false));
+        return;
     }
     // Off-switch is forbidden, or nothing was asked anywhere.
     let off_switch_allowed = any.is_none();

@@ -262,13 +262,13 @@ impl QueueTree {
             let mut cur = Some(to);
             while let Some(q) = cur.filter(|q| *q != common) {
                 let queue = self.queue(q);
-                if let Some(limit) = queue.settings.max_running_apps {
-                    if queue.n_runnable >= limit {
-                        return Err(MoveAppError::RunningAppLimit {
-                            queue: queue.path.clone(),
-                            limit,
-                        });
-                    }
+                if let Some(limit) = queue.settings.max_running_apps
+                    && queue.n_runnable >= limit
+                {
+                    return Err(MoveAppError::RunningAppLimit {
+                        queue: queue.path.clone(),
+                        limit,
+                    });
                 }
                 let would_use = queue.usage + usage;
                 if !would_use.fits_in(&queue.settings.max_share) {

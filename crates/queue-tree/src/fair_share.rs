@@ -179,11 +179,11 @@ pub fn compute_shares(
         }
         max_sum = long_add(max_sum, to_long(input.max_share));
         let raw = (input.weight.to_bits(), input.min_share, input.max_share);
-        if last == Some(raw) {
-            if let Some(group) = scratch.groups.last_mut() {
-                group.count += 1;
-                continue;
-            }
+        if last == Some(raw)
+            && let Some(group) = scratch.groups.last_mut()
+        {
+            group.count += 1;
+            continue;
         }
         let min = to_long(input.min_share);
         let max = to_long(input.max_share);

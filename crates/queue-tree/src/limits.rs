@@ -93,30 +93,30 @@ impl QueueTree {
         mut f: impl FnMut(WaitReason, u32) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
         let user_running = self.users.get(user).map_or(0, |u| u.n_runnable);
-        if let Some(limit) = self.config.user_max_apps(user) {
-            if user_running >= limit {
-                f(
-                    WaitReason::UserLimit {
-                        user: user.to_owned(),
-                        limit,
-                    },
-                    user_running,
-                )?;
-            }
+        if let Some(limit) = self.config.user_max_apps(user)
+            && user_running >= limit
+        {
+            f(
+                WaitReason::UserLimit {
+                    user: user.to_owned(),
+                    limit,
+                },
+                user_running,
+            )?;
         }
         let mut cur = Some(leaf);
         while let Some(q) = cur {
             let queue = self.queue(q);
-            if let Some(limit) = queue.settings.max_running_apps {
-                if queue.n_runnable >= limit {
-                    f(
-                        WaitReason::QueueLimit {
-                            queue: queue.path.clone(),
-                            limit,
-                        },
-                        queue.n_runnable,
-                    )?;
-                }
+            if let Some(limit) = queue.settings.max_running_apps
+                && queue.n_runnable >= limit
+            {
+                f(
+                    WaitReason::QueueLimit {
+                        queue: queue.path.clone(),
+                        limit,
+                    },
+                    queue.n_runnable,
+                )?;
             }
             cur = queue.parent;
         }
@@ -235,12 +235,10 @@ impl QueueTree {
             .config
             .user_max_apps(user)
             .is_some_and(|limit| user_running + 1 == limit)
+            && let Some(u) = self.users.get(user)
+            && !u.waiting.is_empty()
         {
-            if let Some(u) = self.users.get(user) {
-                if !u.waiting.is_empty() {
-                    lists.push(u.waiting.iter().copied().collect());
-                }
-            }
+            lists.push(u.waiting.iter().copied().collect());
         }
         let max_woken = lists.len();
         self.wake_candidates(lists, max_woken)

@@ -587,10 +587,10 @@ fn evaluate(rule: &PlacementRule, cx: &mut Cx<'_>) -> Outcome {
             // group whose name cannot be a queue name simply matches nothing.
             let groups = cx.groups().to_vec();
             for group in &groups {
-                if let Ok(queue) = child_for_name(&base, group) {
-                    if cx.is_configured(&queue) {
-                        return Outcome::Target(queue);
-                    }
+                if let Ok(queue) = child_for_name(&base, group)
+                    && cx.is_configured(&queue)
+                {
+                    return Outcome::Target(queue);
                 }
             }
             Outcome::Continue(ContinueReason::NoGroupQueue {

@@ -525,13 +525,13 @@ impl QueueTree {
             v
         };
         for anc in &ancestors {
-            if let Some(id) = self.queue_id(anc) {
-                if self.queue(id).kind == QueueKind::Leaf {
-                    return Err(QueueCreateError::UnderLeaf {
-                        path: path.clone(),
-                        leaf: anc.clone(),
-                    });
-                }
+            if let Some(id) = self.queue_id(anc)
+                && self.queue(id).kind == QueueKind::Leaf
+            {
+                return Err(QueueCreateError::UnderLeaf {
+                    path: path.clone(),
+                    leaf: anc.clone(),
+                });
             }
         }
         if !create {
@@ -558,15 +558,16 @@ impl QueueTree {
                 Some(id) => self.queue(id).settings.policy,
                 None => self.default_policy_for(kind),
             };
-            if let Some((parent_path, pp)) = &parent_policy {
-                if self.queue_id(p).is_none() && !Policy::accepts_child(*pp, policy) {
-                    return Err(QueueCreateError::IncompatiblePolicy {
-                        path: path.clone(),
-                        parent: QueuePath::clone(parent_path),
-                        parent_policy: *pp,
-                        child_policy: policy,
-                    });
-                }
+            if let Some((parent_path, pp)) = &parent_policy
+                && self.queue_id(p).is_none()
+                && !Policy::accepts_child(*pp, policy)
+            {
+                return Err(QueueCreateError::IncompatiblePolicy {
+                    path: path.clone(),
+                    parent: QueuePath::clone(parent_path),
+                    parent_policy: *pp,
+                    child_policy: policy,
+                });
             }
             parent_policy = Some((p.clone(), policy));
         }

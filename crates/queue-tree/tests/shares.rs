@@ -88,10 +88,10 @@ fn run_fixture(fixture: &str) -> String {
             continue;
         }
         driver.command(line_no, line);
-        if let Some(tree) = &driver.tree {
-            if let Err(e) = tree.check_invariants() {
-                panic!("line {line_no} ({line}): {e}");
-            }
+        if let Some(tree) = &driver.tree
+            && let Err(e) = tree.check_invariants()
+        {
+            panic!("line {line_no} ({line}): {e}");
         }
     }
     if driver.dirty || driver.n_tables == 0 {

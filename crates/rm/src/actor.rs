@@ -1259,13 +1259,12 @@ impl Actor {
         // As in Hadoop, a node that was draining may come back (it
         // restarted); its drain goes on.
         // So may one whose drain the state store kept across an RM restart.
-        if let Err(why) = self.hosts.check(&node) {
-            if self.core.node_state(&node) != Some(NodeState::Decommissioning)
-                && !self.drain_recovery.is_waiting(&node, now)
-            {
-                tracing::info!(node = %node, reason = %why, "registration refused");
-                return Err(RmError::Disallowed { node, why });
-            }
+        if let Err(why) = self.hosts.check(&node)
+            && self.core.node_state(&node) != Some(NodeState::Decommissioning)
+            && !self.drain_recovery.is_waiting(&node, now)
+        {
+            tracing::info!(node = %node, reason = %why, "registration refused");
+            return Err(RmError::Disallowed { node, why });
         }
         // As in Hadoop, the file's size, not the node's, is what it offers.
         let configured = self.dynamic_resources.apply(&mut reg).map(|reported| {
@@ -1339,10 +1338,10 @@ impl Actor {
             }
             return Err(NodeError::NotRegistered(hb.node).into());
         };
-        if let Some(last) = &session.last {
-            if last.response_id.checked_sub(1) == Some(response_id) {
-                return Ok(last.clone());
-            }
+        if let Some(last) = &session.last
+            && last.response_id.checked_sub(1) == Some(response_id)
+        {
+            return Ok(last.clone());
         }
         if response_id != session.last_response_id {
             return Err(RmError::OutOfSync {
@@ -1532,11 +1531,11 @@ impl Actor {
                     continue;
                 }
             };
-            if state == NodeState::Decommissioning {
-                if let Some(t) = timeout {
-                    self.drain_timeouts.insert(node.clone(), t);
-                    self.record_drain(now, &node, t, terms.wait_for_apps);
-                }
+            if state == NodeState::Decommissioning
+                && let Some(t) = timeout
+            {
+                self.drain_timeouts.insert(node.clone(), t);
+                self.record_drain(now, &node, t, terms.wait_for_apps);
             }
             let shown_timeout = (state == NodeState::Decommissioning)
                 .then_some(timeout)
@@ -1681,10 +1680,10 @@ impl Actor {
     ) -> Result<Arc<AllocateResponseDto>, RmError> {
         let app = req.app;
         if let Some(session) = self.ams.get(&app) {
-            if let Some(last) = &session.last {
-                if last.response_id.checked_sub(1) == Some(response_id) {
-                    return Ok(last.clone());
-                }
+            if let Some(last) = &session.last
+                && last.response_id.checked_sub(1) == Some(response_id)
+            {
+                return Ok(last.clone());
             }
             if response_id != session.last_response_id {
                 return Err(RmError::OutOfSync {

@@ -234,12 +234,12 @@ impl HostList {
                 ));
             }
             // As in Hadoop, a later entry for the same host replaces an earlier one.
-            if let Some(earlier) = entries.insert(entry.clone(), timeout) {
-                if earlier != timeout {
-                    warnings.push(format!(
+            if let Some(earlier) = entries.insert(entry.clone(), timeout)
+                && earlier != timeout
+            {
+                warnings.push(format!(
                         "{name}: {at}: {entry} is listed again with another timeout; this later entry counts"
                     ));
-                }
             }
         }
         Ok((
@@ -284,22 +284,23 @@ impl HostLists {
     /// by the exclude list, and named by the include list unless that list
     /// is empty.
     pub fn check(&self, node: &NodeId) -> Result<(), Disallowed> {
-        if let Some(ex) = &self.exclude {
-            if let Some((entry, _)) = ex.entry_for(node) {
-                return Err(Disallowed::Excluded {
-                    entry: entry.to_owned(),
-                    path: ex.path.clone(),
-                });
-            }
+        if let Some(ex) = &self.exclude
+            && let Some((entry, _)) = ex.entry_for(node)
+        {
+            return Err(Disallowed::Excluded {
+                entry: entry.to_owned(),
+                path: ex.path.clone(),
+            });
         }
-        if let Some(inc) = &self.include {
-            if !inc.entries.is_empty() && inc.entry_for(node).is_none() {
-                return Err(Disallowed::NotIncluded {
-                    host: node.host().to_owned(),
-                    node: node.clone(),
-                    path: inc.path.clone(),
-                });
-            }
+        if let Some(inc) = &self.include
+            && !inc.entries.is_empty()
+            && inc.entry_for(node).is_none()
+        {
+            return Err(Disallowed::NotIncluded {
+                host: node.host().to_owned(),
+                node: node.clone(),
+                path: inc.path.clone(),
+            });
         }
         Ok(())
     }
@@ -606,10 +607,10 @@ impl XmlHosts<'_> {
         if self.field.is_some_and(|(_, d)| d == depth) {
             self.field = None;
         }
-        if self.host.as_ref().is_some_and(|h| h.depth == depth) {
-            if let Some(draft) = self.host.take() {
-                self.finish_host(draft);
-            }
+        if self.host.as_ref().is_some_and(|h| h.depth == depth)
+            && let Some(draft) = self.host.take()
+        {
+            self.finish_host(draft);
         }
     }
 

@@ -320,12 +320,12 @@ impl RackResolver {
         if let Some(rack) = self.cached(host) {
             return Some(rack);
         }
-        if let Topology::Table(table) = &*self.topology {
-            if let Some(rack) = table.get(host) {
-                let rack = rack.to_owned();
-                self.remember(host, &rack);
-                return Some(rack);
-            }
+        if let Topology::Table(table) = &*self.topology
+            && let Some(rack) = table.get(host)
+        {
+            let rack = rack.to_owned();
+            self.remember(host, &rack);
+            return Some(rack);
         }
         match self.resolve_uncached(host).await {
             Ok(rack) => {

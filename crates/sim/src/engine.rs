@@ -314,7 +314,7 @@ impl<'s> Engine<'s> {
                 self.dispatch(entry)?;
             }
             steps += 1;
-            if steps % 16_384 == 0 {
+            if steps.is_multiple_of(16_384) {
                 progress(Progress {
                     now: self.now,
                     horizon,
@@ -329,14 +329,14 @@ impl<'s> Engine<'s> {
         if let Some(end) = self.sc.end {
             self.now = self.now.max(end.min(self.options.max_time));
         }
-        if self.options.check_every > 0 {
-            if let Err(violation) = self.rm.check_invariants() {
-                return Err(SimError::Invariant {
-                    at: self.now,
-                    after: "the run".to_owned(),
-                    violation,
-                });
-            }
+        if self.options.check_every > 0
+            && let Err(violation) = self.rm.check_invariants()
+        {
+            return Err(SimError::Invariant {
+                at: self.now,
+                after: "the run".to_owned(),
+                violation,
+            });
         }
         self.recorder.sample(self.now, &self.rm);
         progress(Progress {
@@ -477,15 +477,17 @@ impl<'s> Engine<'s> {
     fn absorb(&mut self, out: Output, what: &str) -> Result<Reply, SimError> {
         self.stats.core_calls += 1;
         if self.options.check_every > 0
-            && self.stats.core_calls % u64::from(self.options.check_every) == 0
+            && self
+                .stats
+                .core_calls
+                .is_multiple_of(u64::from(self.options.check_every))
+            && let Err(violation) = self.rm.check_invariants()
         {
-            if let Err(violation) = self.rm.check_invariants() {
-                return Err(SimError::Invariant {
-                    at: self.now,
-                    after: what.to_owned(),
-                    violation,
-                });
-            }
+            return Err(SimError::Invariant {
+                at: self.now,
+                after: what.to_owned(),
+                violation,
+            });
         }
         let mut wake_all_ams = false;
         let mut capacity_changed = false;

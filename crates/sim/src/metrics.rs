@@ -280,7 +280,7 @@ impl Recorder {
             let newest = v.len().saturating_sub(1);
             let mut i = 0;
             v.retain(|_| {
-                let keep = (newest - i) % 2 == 0;
+                let keep = (newest - i).is_multiple_of(2);
                 i += 1;
                 keep
             });

@@ -538,10 +538,10 @@ fn main() -> ExitCode {
     let args = Weft::parse_from(yarn_spellings(std::env::args()));
     // Values clap reads as text, checked before anything starts, so a
     // bad one is a usage error like clap's own (exit 2).
-    if let Command::Rmadmin(a) = &args.command {
-        if let Err(e) = a.node_resize() {
-            e.exit();
-        }
+    if let Command::Rmadmin(a) = &args.command
+        && let Err(e) = a.node_resize()
+    {
+        e.exit();
     }
     // `weft queues` reads files and prints; it needs neither, and has exit
     // statuses of its own (1: invalid, 2: usage).

@@ -69,16 +69,15 @@ pub(super) fn placement(
     }
 
     for (rule, at, rule_element) in &rules {
-        if let RuleKind::Default { queue } = &rule.kind {
-            if queues
+        if let RuleKind::Default { queue } = &rule.kind
+            && queues
                 .get(queue)
                 .is_some_and(|q| q.kind == QueueKind::Parent)
-            {
-                let kind = WarningKind::PlacementTargetIsParent {
-                    queue: queue.clone(),
-                };
-                sink.warn(*at, rule_element, kind);
-            }
+        {
+            let kind = WarningKind::PlacementTargetIsParent {
+                queue: queue.clone(),
+            };
+            sink.warn(*at, rule_element, kind);
         }
     }
 

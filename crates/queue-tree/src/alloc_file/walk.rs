@@ -542,10 +542,10 @@ impl<'s, 't> Walker<'s, 't> {
                     }
                 }
                 "queueMaxAMShareDefault" => {
-                    if self.first(&mut seen, "queueMaxAMShareDefault", el, &element) {
-                        if let Some(share) = self.am_share(el, &element) {
-                            self.config.queue_max_am_share_default = share;
-                        }
+                    if self.first(&mut seen, "queueMaxAMShareDefault", el, &element)
+                        && let Some(share) = self.am_share(el, &element)
+                    {
+                        self.config.queue_max_am_share_default = share;
                     }
                 }
                 "defaultQueueSchedulingPolicy" | "defaultQueueSchedulingMode" => {
@@ -557,10 +557,10 @@ impl<'s, 't> Walker<'s, 't> {
                     }
                 }
                 "defaultMinSharePreemptionTimeout" => {
-                    if self.first(&mut seen, "defaultMinSharePreemptionTimeout", el, &element) {
-                        if let Some(timeout) = self.seconds(el, &element) {
-                            self.config.default_min_share_preemption_timeout = timeout;
-                        }
+                    if self.first(&mut seen, "defaultMinSharePreemptionTimeout", el, &element)
+                        && let Some(timeout) = self.seconds(el, &element)
+                    {
+                        self.config.default_min_share_preemption_timeout = timeout;
                     }
                 }
                 "defaultFairSharePreemptionTimeout" => {
@@ -579,10 +579,9 @@ impl<'s, 't> Walker<'s, 't> {
                         "defaultFairSharePreemptionThreshold",
                         el,
                         &element,
-                    ) {
-                        if let Some(threshold) = self.threshold(el, &element) {
-                            self.config.default_fair_share_preemption_threshold = threshold;
-                        }
+                    ) && let Some(threshold) = self.threshold(el, &element)
+                    {
+                        self.config.default_fair_share_preemption_threshold = threshold;
                     }
                 }
                 "queuePlacementPolicy" => {
@@ -781,30 +780,27 @@ impl<'s, 't> Walker<'s, 't> {
 
         if let (Some(min), Some(ResourceSpec::Absolute(max))) =
             (config.min_resources, config.max_resources)
-        {
-            if let (false, Some((_, at, min_element))) =
+            && let (false, Some((_, at, min_element))) =
                 (min.fits_in(&max), seen.first.get("minResources"))
-            {
-                let (at, min_element) = (*at, min_element.clone());
-                self.sink
-                    .error(at, &min_element, ProblemKind::MinAboveMax { min, max });
-            }
+        {
+            let (at, min_element) = (*at, min_element.clone());
+            self.sink
+                .error(at, &min_element, ProblemKind::MinAboveMax { min, max });
         }
-        if is_root {
-            if let Some((_, at, setting)) = seen.first.get("maxContainerAllocation") {
-                let (at, setting) = (*at, setting.clone());
-                self.sink
-                    .warn(at, &setting, WarningKind::MaxContainerAllocationOnRoot);
-            }
+        if is_root && let Some((_, at, setting)) = seen.first.get("maxContainerAllocation") {
+            let (at, setting) = (*at, setting.clone());
+            self.sink
+                .warn(at, &setting, WarningKind::MaxContainerAllocationOnRoot);
         }
-        if config.kind == QueueKind::Parent && config.max_am_share.is_some() {
-            if let (Some(queue), Some((_, at, setting))) = (&path, seen.first.get("maxAMShare")) {
-                let kind = WarningKind::MaxAmShareOnParent {
-                    queue: queue.clone(),
-                };
-                let (at, setting) = (*at, setting.clone());
-                self.sink.warn(at, &setting, kind);
-            }
+        if config.kind == QueueKind::Parent
+            && config.max_am_share.is_some()
+            && let (Some(queue), Some((_, at, setting))) = (&path, seen.first.get("maxAMShare"))
+        {
+            let kind = WarningKind::MaxAmShareOnParent {
+                queue: queue.clone(),
+            };
+            let (at, setting) = (*at, setting.clone());
+            self.sink.warn(at, &setting, kind);
         }
 
         let child_parent = match &path {

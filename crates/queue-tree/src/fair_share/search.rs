@@ -202,10 +202,10 @@ impl ShareScratch {
     /// upper bound, at which every searched share is taken: infinity where
     /// Hadoop would double forever.
     pub(super) fn search(&mut self, constant: u64, target: u64) -> f64 {
-        if let [group] = self.groups.as_slice() {
-            if let Some(crossing) = Crossing::find(Some(group), constant, target) {
-                return crossing.search();
-            }
+        if let [group] = self.groups.as_slice()
+            && let Some(crossing) = Crossing::find(Some(group), constant, target)
+        {
+            return crossing.search();
         }
         let n_groups = self.groups.len();
         for buf in [&mut self.at_lower, &mut self.at_upper, &mut self.at_mid] {
@@ -285,11 +285,11 @@ impl ShareScratch {
                     mem::swap(&mut self.at_upper, &mut self.at_mid);
                     upper_fresh = true;
                 }
-                if !pass.steep {
-                    if let Some(crossing) = self.crossing_of_steps(frozen, target) {
-                        let (lower, upper) = if below { (mid, upper) } else { (lower, mid) };
-                        return crossing.bisect(lower, upper, steps - step - 1);
-                    }
+                if !pass.steep
+                    && let Some(crossing) = self.crossing_of_steps(frozen, target)
+                {
+                    let (lower, upper) = if below { (mid, upper) } else { (lower, mid) };
+                    return crossing.bisect(lower, upper, steps - step - 1);
                 }
                 bounds = pass.bounds_after(below, frozen, target, slack);
                 shrunk = false;
@@ -817,10 +817,10 @@ impl Few {
                     n_varying += 1;
                 }
             }
-            if n_varying <= 1 {
-                if let Some(crossing) = Crossing::find(varying, frozen, target) {
-                    return crossing.bisect(lower, upper, steps - step);
-                }
+            if n_varying <= 1
+                && let Some(crossing) = Crossing::find(varying, frozen, target)
+            {
+                return crossing.bisect(lower, upper, steps - step);
             }
             let mid = (lower + upper) / 2.0;
             let mut at_mid = [0; FEW];
@@ -883,7 +883,7 @@ impl Crossing {
         let rest = target - constant;
         let needed = rest.div_ceil(group.count);
         let reach = group.threshold(needed)?;
-        let pass = if rest % group.count == 0 {
+        let pass = if rest.is_multiple_of(group.count) {
             group.threshold(needed + 1)?
         } else {
             reach

@@ -660,14 +660,12 @@ impl<'a> Reader<'a> {
             .lookup(ALLOCATION_FILE)
             .map_or(d.allocation_file, |p| p.value.trim().to_owned());
         let continuous_scheduling = self.boolean(CONTINUOUS_SCHEDULING, d.continuous_scheduling);
-        if continuous_scheduling {
-            if let Some(p) = self.lookup(CONTINUOUS_SCHEDULING) {
-                self.warnings.push(SiteWarning::DeprecatedFeature {
+        if continuous_scheduling && let Some(p) = self.lookup(CONTINUOUS_SCHEDULING) {
+            self.warnings.push(SiteWarning::DeprecatedFeature {
                     location: p.location,
                     name: p.name.clone(),
                     advice: "Hadoop deprecates continuous scheduling, and Weft schedules on node heartbeats only (the flag makes only the time-based locality delays count); prefer yarn.scheduler.fair.assignmultiple",
                 });
-            }
         }
         let settings = SchedulerSettings {
             allocation_file,

@@ -503,10 +503,10 @@ mod properties {
                     }
                 }
                 Op::AmStarted(i) => {
-                    if let Some(h) = pick(*i) {
-                        if t.app_is_runnable(h) {
-                            t.am_started(h);
-                        }
+                    if let Some(h) = pick(*i)
+                        && t.app_is_runnable(h)
+                    {
+                        t.am_started(h);
                     }
                 }
                 Op::Update => t.update(),

@@ -799,10 +799,10 @@ impl AppFilter {
         if !self.states.is_empty() && !self.states.contains(rec.state.yarn_name()) {
             return false;
         }
-        if let Some(fs) = &self.final_status {
-            if final_status_name(rec.final_status) != fs {
-                return false;
-            }
+        if let Some(fs) = &self.final_status
+            && final_status_name(rec.final_status) != fs
+        {
+            return false;
         }
         if self.user.as_ref().is_some_and(|u| *u != rec.user) {
             return false;
@@ -810,10 +810,10 @@ impl AppFilter {
         if self.name.as_ref().is_some_and(|n| *n != rec.name) {
             return false;
         }
-        if let Some(q) = &self.queue {
-            if rec.state.is_final() || *q != rec.queue {
-                return false;
-            }
+        if let Some(q) = &self.queue
+            && (rec.state.is_final() || *q != rec.queue)
+        {
+            return false;
         }
         let started = view.epoch_ms(rec.submitted);
         if started < self.started.0 || started > self.started.1 {

@@ -181,12 +181,13 @@ pub(crate) fn import(
         // Copies share the tasks built below: charged once per copy.
         let copies = count as u64;
         ctx.budget.apps(copies).map_err(limit_err)?;
-        if let Some(am_type) = field(&job, "am.type") {
-            if am_type != "mapreduce" && am_type != "stream" {
-                ctx.warnings.push(format!(
-                    "{path}:{line}: am.type {am_type:?} is simulated as a MapReduce AM"
-                ));
-            }
+        if let Some(am_type) = field(&job, "am.type")
+            && am_type != "mapreduce"
+            && am_type != "stream"
+        {
+            ctx.warnings.push(format!(
+                "{path}:{line}: am.type {am_type:?} is simulated as a MapReduce AM"
+            ));
         }
         let am_memory = int(&job, "am.memory-mb", path, line)?;
         let am_vcores = int(&job, "am.vcores", path, line)?;
