@@ -155,7 +155,7 @@ impl QueueTree {
             problems.push(format!("{path} counts {} apps, has {n_apps}", q.n_apps));
         }
         expected_order.sort();
-        let actual: Vec<OrderKey> = q.order.iter().copied().collect();
+        let actual: Vec<OrderKey> = q.order.iter().collect();
         if actual != expected_order {
             problems.push(format!(
                 "{path} order set does not match its listed members"

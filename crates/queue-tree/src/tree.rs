@@ -14,7 +14,7 @@ use weft_model::{AppId, Duration, QueuePath, Resource, ResourceSpec, Time};
 
 use crate::acl::{Acl, QueueAccess};
 use crate::config::{AllocConfig, AmShare, MAX_QUEUE_DEPTH, QueueConfig, QueueKind};
-use crate::ordering::{KeyInputs, OrderKey, OrderSet};
+use crate::ordering::{KeyInputs, OrderKey, OrderSet, PolicyWords};
 use crate::policy::Policy;
 
 /// A queue in the arena. Stable for the queue's life; never reused.
@@ -686,7 +686,7 @@ impl QueueTree {
         for (rank, child) in children.iter().enumerate() {
             if self.queue(*child).name_rank != rank as u32 {
                 self.queue_mut(*child).name_rank = rank as u32;
-                self.rekey_queue(*child);
+                self.rekey_queue_ties(*child);
             }
         }
     }
@@ -843,10 +843,12 @@ impl QueueTree {
         app_key_inputs(self.app(h), h)
     }
 
-    /// Recomputes a listed queue's key in its parent's order.
+    /// Recomputes a listed queue's key in its parent's order, after its
+    /// usage, demand, min share or weight changed.
     ///
     /// Every allocation and completion calls this on each level of its path,
-    /// so it looks each queue up once.
+    /// so it looks each queue up once, and computes only the key's policy
+    /// words: those inputs never change its tie-breakers.
     pub(crate) fn rekey_queue(&mut self, id: QueueId) {
         let cluster = self.cluster;
         let q = self.queue(id);
@@ -856,13 +858,27 @@ impl QueueTree {
         let inputs = queue_key_inputs(q, id);
         let slot = q.listed_slot;
         let p = self.queue_mut(parent);
-        let new = OrderKey::new(p.settings.policy, &inputs, &cluster);
-        if new != *p.order.key(slot) {
-            p.order.replace(slot, new);
-        }
+        let words = PolicyWords::new(p.settings.policy, &inputs, &cluster);
+        p.order.set_policy(slot, words);
     }
 
-    /// Recomputes a listed app's key in its leaf's order.
+    /// Recomputes a listed queue's whole key, tie-breakers included (its
+    /// name's rank among its siblings changed).
+    fn rekey_queue_ties(&mut self, id: QueueId) {
+        let cluster = self.cluster;
+        let q = self.queue(id);
+        let (true, Some(parent)) = (q.listed, q.parent) else {
+            return;
+        };
+        let inputs = queue_key_inputs(q, id);
+        let slot = q.listed_slot;
+        let p = self.queue_mut(parent);
+        let new = OrderKey::new(p.settings.policy, &inputs, &cluster);
+        p.order.replace(slot, new);
+    }
+
+    /// Recomputes a listed app's key in its leaf's order, after its usage,
+    /// demand, weight or priority changed (never its tie-breakers).
     pub(crate) fn rekey_app(&mut self, h: AppHandle) {
         let cluster = self.cluster;
         let a = self.app(h);
@@ -872,10 +888,8 @@ impl QueueTree {
         let inputs = app_key_inputs(a, h);
         let (leaf, slot) = (a.queue, a.listed_slot);
         let q = self.queue_mut(leaf);
-        let new = OrderKey::new(q.settings.policy, &inputs, &cluster);
-        if new != *q.order.key(slot) {
-            q.order.replace(slot, new);
-        }
+        let words = PolicyWords::new(q.settings.policy, &inputs, &cluster);
+        q.order.set_policy(slot, words);
     }
 
     /// Re-keys every member of a queue (its policy changed).
