@@ -287,8 +287,29 @@ impl ResourceManager {
         self.flush_capacity();
         let expires = now + self.settings.scheduler.nm_liveness_expiry;
         self.nodes.touch(idx, now, expires);
-        for status in &hb.statuses {
-            match (self.find_container(&status.container), status.state) {
+        // Look every reported container up before acting on any: each
+        // lookup is a chain of cache misses (the app's record, its container
+        // window, the container), and chains issued back to back overlap
+        // where one completion at a time would wait for each in turn.
+        let mut reported = std::mem::take(&mut self.reported);
+        reported.clear();
+        reported.extend(hb.statuses.iter().map(|status| {
+            self.find_container(&status.container)
+                .filter(|c| self.container(*c).node == idx)
+        }));
+        for (status, found) in hb.statuses.iter().zip(&reported) {
+            // An earlier status's completion may have ended this container
+            // (an AM's ends its attempt's others): look again if so.
+            let found = found.filter(|c| {
+                self.containers
+                    .get(*c)
+                    .is_some_and(|k| k.id == status.container)
+            });
+            let found = match found {
+                Some(c) => Some(c),
+                None => self.find_container(&status.container),
+            };
+            match (found, status.state) {
                 (Some(c), ContainerState::Running) => {
                     if self.container(c).node == idx {
                         self.containers.get_mut(c).expect("live container").running = true;
@@ -316,6 +337,7 @@ impl ResourceManager {
                 (None, ContainerState::Complete { .. }) => {}
             }
         }
+        self.reported = reported;
         self.node_health(now, idx, hb.unhealthy);
         let node = self.nodes.get_mut(idx);
         if node.new_allocations.capacity() == 0 {

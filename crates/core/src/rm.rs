@@ -63,6 +63,8 @@ pub struct ResourceManager {
     /// An empty buffer for a heartbeat's allocations: the last heartbeat
     /// reply's, when the driver hands its `Output` back to `handle_into`.
     pub(crate) spare_allocations: Vec<AllocatedContainer>,
+    /// A heartbeat's reported containers as first looked up (`node_heartbeat`), reused.
+    pub(crate) reported: Vec<Option<crate::nodes::ContainerIdx>>,
     pub(crate) counters: Counters,
     /// Nodes whose state changed, for AMs to hear of (`node_updates`).
     pub(crate) node_updates: crate::node_updates::NodeUpdateLog,
@@ -295,6 +297,7 @@ impl ResourceManager {
             max_shares_lowered: false,
             events: Vec::new(),
             spare_allocations: Vec::new(),
+            reported: Vec::new(),
             counters: Counters::default(),
             node_updates: Default::default(),
             am_expiries: Default::default(),
