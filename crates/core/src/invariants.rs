@@ -27,9 +27,20 @@ impl ResourceManager {
         }
         let mut per_app: BTreeMap<usize, Resource> = BTreeMap::new();
         let mut capacity = Resource::ZERO;
+        let mut n_filed = 0;
         for idx in self.nodes.indices() {
             let node = self.nodes.get(idx);
             capacity += node.capability;
+            // Filed for liveness exactly once, no later than its deadline.
+            if !self.nodes.expiries.contains(&(node.filed_expiry, idx))
+                || node.filed_expiry > node.expires
+            {
+                problems.push(format!(
+                    "node {} is filed for liveness at {} with its deadline at {}",
+                    node.id, node.filed_expiry, node.expires
+                ));
+            }
+            n_filed += 1;
             let mut sum = Resource::ZERO;
             for (pos, c) in node.containers.iter().enumerate() {
                 let Some(container) = self.containers.get(*c) else {
@@ -90,6 +101,12 @@ impl ResourceManager {
                     node.id
                 ));
             }
+        }
+        if n_filed != self.nodes.expiries.len() {
+            problems.push(format!(
+                "{} liveness entries for {n_filed} nodes",
+                self.nodes.expiries.len()
+            ));
         }
         self.check_draining(&mut problems);
         if capacity != self.nodes.capacity {

@@ -179,6 +179,7 @@ impl ResourceManager {
             state: NodeState::Running,
             last_heartbeat: now,
             expires,
+            filed_expiry: expires,
             containers: Vec::new(),
             reservation: None,
             preempted_for: Default::default(),
@@ -377,6 +378,9 @@ impl ResourceManager {
     /// Declares lost every node whose liveness deadline has passed.
     pub(crate) fn expire_nodes(&mut self, now: Time) {
         while let Some((_, idx)) = first_due(&self.nodes.expiries, now) {
+            if self.nodes.refile_if_heard(idx) {
+                continue;
+            }
             let silent = now.since(self.nodes.get(idx).last_heartbeat);
             let reason = format!(
                 "no heartbeat for {silent} (liveness expiry {})",

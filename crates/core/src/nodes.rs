@@ -31,8 +31,11 @@ pub(crate) struct Node {
     pub(crate) allocated: Resource,
     pub(crate) state: NodeState,
     pub(crate) last_heartbeat: Time,
-    /// When the node is declared lost unless it heartbeats; its key in `Nodes::expiries`.
+    /// When the node is declared lost unless it heartbeats.
     pub(crate) expires: Time,
+    /// Its key in `Nodes::expiries`: `expires` as it was when the node was
+    /// last filed there, at or before `expires` (see `Nodes::touch`).
+    pub(crate) filed_expiry: Time,
     /// Live containers on the node, each knowing its position here.
     pub(crate) containers: Vec<ContainerIdx>,
     pub(crate) reservation: Option<Reservation>,
@@ -112,7 +115,8 @@ pub(crate) struct Nodes {
     by_name: BTreeMap<String, Vec<NodeIdx>>,
     /// Running nodes per rack.
     pub(crate) racks: BTreeMap<String, BTreeSet<NodeIdx>>,
-    /// (expiry time, node) for every running node: the next node to lose.
+    /// (filed expiry, node) for every running node: no node is lost before
+    /// the first of these (see `Nodes::touch`).
     pub(crate) expiries: BTreeSet<(Time, NodeIdx)>,
     /// Nodes that are draining.
     pub(crate) draining: BTreeSet<NodeIdx>,
@@ -169,6 +173,8 @@ impl Nodes {
         self.by_id.insert(node.id.clone(), idx);
         self.by_name.entry(node.name.clone()).or_default().push(idx);
         self.racks.entry(node.rack.clone()).or_default().insert(idx);
+        let mut node = node;
+        node.filed_expiry = node.expires;
         self.expiries.insert((node.expires, idx));
         self.capacity += node.capability;
         self.n_running += 1;
@@ -192,7 +198,7 @@ impl Nodes {
                 self.racks.remove(&node.rack);
             }
         }
-        self.expiries.remove(&(node.expires, idx));
+        self.expiries.remove(&(node.filed_expiry, idx));
         if let Some(d) = &node.draining {
             self.draining.remove(&idx);
             if let Some(at) = d.deadline {
@@ -208,16 +214,40 @@ impl Nodes {
         node
     }
 
-    /// Moves a node's liveness deadline.
+    /// Moves a node's liveness deadline, on a heartbeat.
+    ///
+    /// A heartbeat moves the deadline later, and filing it anew each time
+    /// cost every heartbeat a removal and an insertion in a set of every
+    /// node. So the node stays filed where it was; when that time comes,
+    /// `refile_if_heard` files it again at its deadline then, if it heard
+    /// since. A node is re-filed once per liveness expiry rather than once
+    /// per heartbeat, and the core may be called at a filed time at which no
+    /// node is due (its `next_deadline` is never late, at worst early).
     pub(crate) fn touch(&mut self, idx: NodeIdx, now: Time, expires: Time) {
         let node = self.get_mut(idx);
-        let old = node.expires;
         node.last_heartbeat = now;
         node.expires = expires;
-        if old != expires {
-            self.expiries.remove(&(old, idx));
+        if expires < node.filed_expiry {
+            // An earlier deadline (a shorter expiry setting): file it now.
+            let filed = std::mem::replace(&mut node.filed_expiry, expires);
+            self.expiries.remove(&(filed, idx));
             self.expiries.insert((expires, idx));
         }
+    }
+
+    /// For a node whose filed expiry came due: files it again at its
+    /// deadline and returns true if it heard since it was filed (the
+    /// deadline is later), else returns false (it is lost).
+    pub(crate) fn refile_if_heard(&mut self, idx: NodeIdx) -> bool {
+        let node = self.get_mut(idx);
+        let (filed, expires) = (node.filed_expiry, node.expires);
+        if expires <= filed {
+            return false;
+        }
+        node.filed_expiry = expires;
+        self.expiries.remove(&(filed, idx));
+        self.expiries.insert((expires, idx));
+        true
     }
 
     /// Running nodes in a rack.
