@@ -9,6 +9,7 @@
 use weft_model::{AppId, AppPriority, QueuePath, Resource, ResourceType, Time};
 
 use crate::config::{AmShare, QueueKind};
+use crate::ordering::PolicyWords;
 use crate::policy::Policy;
 use crate::tree::{App, AppHandle, QueueCreateError, QueueId, QueueTree, ROOT};
 
@@ -337,37 +338,45 @@ impl QueueTree {
 
     /// Records resources newly allocated to an app (a container started).
     pub fn add_usage(&mut self, h: AppHandle, res: Resource) {
-        let app = self.app_mut(h);
-        app.usage += res;
-        let mut cur = Some(app.queue);
-        self.rekey_app(h);
-        while let Some(q) = cur {
-            let queue = self.queue_mut(q);
-            queue.usage += res;
-            cur = queue.parent;
-            self.rekey_queue(q);
-        }
+        self.change_usage(h, |usage| *usage += res);
     }
 
     /// Records resources an app gave back (a container ended).
     pub fn remove_usage(&mut self, h: AppHandle, res: Resource) {
-        debug_assert!(
-            res.fits_in(&self.app(h).usage),
-            "releasing more than the app uses"
-        );
+        self.change_usage(h, |usage| {
+            debug_assert!(res.fits_in(usage), "releasing more than is used");
+            *usage -= res;
+        });
+    }
+
+    /// Applies `change` to the usage of the app and of every queue on its
+    /// path, re-keying each in its parent's order on the way up.
+    ///
+    /// Every allocation and completion comes through here, so the path is
+    /// walked once, each queue looked up once: a level re-keys the member
+    /// below it (whose key inputs it carries up) in its own order, then
+    /// changes its own usage and hands its inputs to its parent.
+    #[inline]
+    fn change_usage(&mut self, h: AppHandle, change: impl Fn(&mut Resource)) {
+        let cluster = self.cluster;
         let app = self.app_mut(h);
-        app.usage -= res;
-        let mut cur = Some(app.queue);
-        self.rekey_app(h);
-        while let Some(q) = cur {
-            let queue = self.queue_mut(q);
-            debug_assert!(
-                res.fits_in(&queue.usage),
-                "releasing more than the queue uses"
-            );
-            queue.usage -= res;
-            cur = queue.parent;
-            self.rekey_queue(q);
+        change(&mut app.usage);
+        let (mut listed, mut slot) = (app.listed, app.listed_slot);
+        let mut inputs = crate::tree::app_key_inputs(app, h);
+        let mut id = app.queue;
+        loop {
+            let queue = self.queue_mut(id);
+            if listed {
+                let words = PolicyWords::new(queue.settings.policy, &inputs, &cluster);
+                queue.order.set_policy(slot, words);
+            }
+            change(&mut queue.usage);
+            let Some(parent) = queue.parent else {
+                return;
+            };
+            (listed, slot) = (queue.listed, queue.listed_slot);
+            inputs = crate::tree::queue_key_inputs(queue, id);
+            id = parent;
         }
     }
 

@@ -985,7 +985,7 @@ impl QueueTree {
 }
 
 /// What a queue's policy ordering reads about a child queue.
-fn queue_key_inputs(q: &Queue, id: QueueId) -> KeyInputs {
+pub(crate) fn queue_key_inputs(q: &Queue, id: QueueId) -> KeyInputs {
     KeyInputs {
         usage: q.usage,
         demand: q.demand,
@@ -999,7 +999,7 @@ fn queue_key_inputs(q: &Queue, id: QueueId) -> KeyInputs {
 }
 
 /// What a leaf's policy ordering reads about an app.
-fn app_key_inputs(a: &App, h: AppHandle) -> KeyInputs {
+pub(crate) fn app_key_inputs(a: &App, h: AppHandle) -> KeyInputs {
     KeyInputs {
         usage: a.usage,
         demand: a.demand,
