@@ -111,7 +111,16 @@ impl Node {
 pub(crate) struct Nodes {
     pub(crate) arena: Vec<Option<Node>>,
     free: Vec<u32>,
+    /// Every node by id, in id order (reports, invariant checks).
     by_id: BTreeMap<NodeId, NodeIdx>,
+    /// The same, for lookups only, never iterated (so hash order never
+    /// shows): every heartbeat finds its node here, one hash and one
+    /// compare where the B-tree compared ids all the way down.
+    #[expect(
+        clippy::disallowed_types,
+        reason = "a lookup-only index with a fixed-seed hasher, never iterated (ARCHITECTURE.md)"
+    )]
+    lookup: std::collections::HashMap<NodeId, NodeIdx, foldhash::fast::FixedState>,
     by_name: BTreeMap<String, Vec<NodeIdx>>,
     /// Running nodes per rack.
     pub(crate) racks: BTreeMap<String, BTreeSet<NodeIdx>>,
@@ -149,7 +158,7 @@ impl Nodes {
     }
 
     pub(crate) fn lookup(&self, id: &NodeId) -> Option<NodeIdx> {
-        self.by_id.get(id).copied()
+        self.lookup.get(id).copied()
     }
 
     /// Nodes requests may name with `name` (usually one).
@@ -171,6 +180,7 @@ impl Nodes {
             }
         };
         self.by_id.insert(node.id.clone(), idx);
+        self.lookup.insert(node.id.clone(), idx);
         self.by_name.entry(node.name.clone()).or_default().push(idx);
         self.racks.entry(node.rack.clone()).or_default().insert(idx);
         let mut node = node;
@@ -186,6 +196,7 @@ impl Nodes {
     pub(crate) fn remove(&mut self, idx: NodeIdx) -> Node {
         let node = self.arena[idx.0 as usize].take().expect("live node index");
         self.by_id.remove(&node.id);
+        self.lookup.remove(&node.id);
         if let Some(v) = self.by_name.get_mut(&node.name) {
             v.retain(|i| *i != idx);
             if v.is_empty() {
