@@ -686,7 +686,7 @@ impl QueueTree {
         for (rank, child) in children.iter().enumerate() {
             if self.queue(*child).name_rank != rank as u32 {
                 self.queue_mut(*child).name_rank = rank as u32;
-                self.rekey_queue_ties(*child);
+                self.rekey_queue_in_parent(*child, true);
             }
         }
     }
@@ -844,27 +844,16 @@ impl QueueTree {
     }
 
     /// Recomputes a listed queue's key in its parent's order, after its
-    /// usage, demand, min share or weight changed.
-    ///
-    /// Every allocation and completion calls this on each level of its path,
-    /// so it looks each queue up once, and computes only the key's policy
-    /// words: those inputs never change its tie-breakers.
+    /// demand, min share or weight changed (the update pass; a usage change
+    /// re-keys its whole path in `change_usage`): only the key's policy
+    /// words, since those inputs never change its tie-breakers.
     pub(crate) fn rekey_queue(&mut self, id: QueueId) {
-        let cluster = self.cluster;
-        let q = self.queue(id);
-        let (true, Some(parent)) = (q.listed, q.parent) else {
-            return;
-        };
-        let inputs = queue_key_inputs(q, id);
-        let slot = q.listed_slot;
-        let p = self.queue_mut(parent);
-        let words = PolicyWords::new(p.settings.policy, &inputs, &cluster);
-        p.order.set_policy(slot, words);
+        self.rekey_queue_in_parent(id, false);
     }
 
-    /// Recomputes a listed queue's whole key, tie-breakers included (its
-    /// name's rank among its siblings changed).
-    fn rekey_queue_ties(&mut self, id: QueueId) {
+    /// Recomputes a listed queue's key; with `ties`, its whole key,
+    /// tie-breakers included (its name's rank among its siblings changed).
+    fn rekey_queue_in_parent(&mut self, id: QueueId, ties: bool) {
         let cluster = self.cluster;
         let q = self.queue(id);
         let (true, Some(parent)) = (q.listed, q.parent) else {
@@ -873,8 +862,13 @@ impl QueueTree {
         let inputs = queue_key_inputs(q, id);
         let slot = q.listed_slot;
         let p = self.queue_mut(parent);
-        let new = OrderKey::new(p.settings.policy, &inputs, &cluster);
-        p.order.replace(slot, new);
+        if ties {
+            let new = OrderKey::new(p.settings.policy, &inputs, &cluster);
+            p.order.replace(slot, new);
+        } else {
+            let words = PolicyWords::new(p.settings.policy, &inputs, &cluster);
+            p.order.set_policy(slot, words);
+        }
     }
 
     /// Recomputes a listed app's key in its leaf's order, after its usage,
