@@ -607,8 +607,10 @@ impl OrderSet {
     pub(crate) fn set_policy(&mut self, slot: u32, words: PolicyWords) {
         match &mut self.index {
             Index::Tournament { nodes } => {
-                // The length is a power of two, so masking keeps every
-                // index in bounds without a check at each level.
+                // The length is a power of two (never 0: the slot is
+                // listed), so masking keeps every index in bounds without a
+                // check at each level.
+                debug_assert!(nodes.len().is_power_of_two(), "re-keying an unlisted slot");
                 let mask = nodes.len() - 1;
                 let mut at = (nodes.len() / 2 + slot as usize) & mask;
                 let mut entry = nodes[at];
@@ -687,10 +689,13 @@ impl OrderSet {
                 }
                 sorted[..len].sort_unstable_by(|a, b| {
                     let (a, b) = (&leaves[*a as usize], &leaves[*b as usize]);
+                    // A total order: equal only for an entry and itself.
                     if a.lt(b) {
                         std::cmp::Ordering::Less
-                    } else {
+                    } else if b.lt(a) {
                         std::cmp::Ordering::Greater
+                    } else {
+                        std::cmp::Ordering::Equal
                     }
                 });
                 OrderIter::Sorted {
