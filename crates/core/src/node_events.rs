@@ -340,6 +340,11 @@ impl ResourceManager {
         }
         self.reported = reported;
         self.node_health(now, idx, hb.unhealthy);
+        // What the heartbeat ended may have shrunk the cluster (a draining
+        // node's last container, here or on another node through an
+        // attempt's end; this node's health): the percentage max shares
+        // the allocations below are held to must be the smaller ones.
+        self.flush_capacity();
         let node = self.nodes.get_mut(idx);
         if node.new_allocations.capacity() == 0 {
             // Fill a buffer a driver gave back rather than grow a new one.
