@@ -183,9 +183,11 @@ impl Nodes {
         self.lookup.insert(node.id.clone(), idx);
         self.by_name.entry(node.name.clone()).or_default().push(idx);
         self.racks.entry(node.rack.clone()).or_default().insert(idx);
-        let mut node = node;
-        node.filed_expiry = node.expires;
-        self.expiries.insert((node.expires, idx));
+        debug_assert_eq!(
+            node.filed_expiry, node.expires,
+            "a new node is filed at its deadline"
+        );
+        self.expiries.insert((node.filed_expiry, idx));
         self.capacity += node.capability;
         self.n_running += 1;
         self.arena[idx.0 as usize] = Some(node);
