@@ -416,8 +416,6 @@ impl ResourceManager {
         }
         let node_id = self.nodes.get(container.node).id.clone();
         let h = container.app;
-        let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
-        self.tree.remove_usage(h, container.resource);
         let app = self.active_mut(h);
         app.containers.remove(&container.id.seq);
         app.holdings.remove(container.is_am);
@@ -433,7 +431,13 @@ impl ResourceManager {
         app.vcore_ms = app
             .vcore_ms
             .saturating_add(container.resource.vcores().saturating_mul(ms));
+        // The tree's records after the app's: each is a cache miss when the
+        // app was last touched long ago, and issued close together they
+        // overlap, where the tree's long re-keying between them would not.
+        let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
+        self.tree.remove_usage(h, container.resource);
         if container.is_am {
+            let app = self.active(h);
             let app_id = app.id;
             if let Some(record) = self.apps.get_mut(&app_id)
                 && record.am_container == Some(container.id)
