@@ -416,6 +416,7 @@ impl ResourceManager {
         }
         let node_id = self.nodes.get(container.node).id.clone();
         let h = container.app;
+        let leaf = self.tree.app_queue(h);
         let app = self.active_mut(h);
         app.containers.remove(&container.id.seq);
         app.holdings.remove(container.is_am);
@@ -434,7 +435,7 @@ impl ResourceManager {
         // The tree's records after the app's: each is a cache miss when the
         // app was last touched long ago, and issued close together they
         // overlap, where the tree's long re-keying between them would not.
-        let queue = self.tree.queue_path(self.tree.app_queue(h)).clone();
+        let queue = self.tree.queue_path(leaf).clone();
         self.tree.remove_usage(h, container.resource);
         if container.is_am {
             let app = self.active(h);
