@@ -420,6 +420,11 @@ impl ResourceManager {
         let app = self.active_mut(h);
         app.containers.remove(&container.id.seq);
         app.holdings.remove(container.is_am);
+        // Under fair and DRF ordering the app that freed a container is the
+        // likeliest to be offered the room next, and its asks (kept apart
+        // from its record) are then the allocation's first cache miss:
+        // start it now, beside this record's.
+        app.requests.warm();
         app.completed.push(CompletedContainer {
             container: container.id,
             exit_status,
