@@ -456,8 +456,10 @@ impl ResourceManager {
         // The tree's records after the app's: each is a cache miss when the
         // app was last touched long ago, and issued close together they
         // overlap, where the tree's long re-keying between them would not.
-        let queue = self.tree.queue_path(leaf).clone();
+        // The leaf's name is copied last: its locked increment waits for
+        // the misses before it, which by then have long returned.
         self.tree.remove_usage(h, container.resource);
+        let queue = self.tree.queue_path(leaf).clone();
         if container.is_am {
             let app = self.active(h);
             let app_id = app.id;
