@@ -276,18 +276,10 @@ impl ResourceManager {
                 .fits_in_max_share(self.tree.app_queue(h), resource),
             "allocation over a max share"
         );
-        // Every copy of the node's names first: their reference counts are
-        // locked increments, which wait for every load and store before them
-        // to finish, so they go while only the node (in cache) has been
-        // read. (An AM container's copy for its app goes unused: one
-        // container per attempt.)
-        let node = self.nodes.get(node_idx);
-        let (node_id, http_address) = (node.id.clone(), node.http_address.clone());
-        let (event_node, app_node, app_http_address) =
-            (node_id.clone(), node_id.clone(), http_address.clone());
         let is_am = !self.tree.app_is_unmanaged(h) && !self.tree.app_am_started(h);
         let epoch = self.settings.epoch;
         // Borrow the node and the app side by side (distinct fields).
+        let node = self.nodes.get(node_idx);
         let app = self.active[h.index()]
             .as_mut()
             .expect("active app for a live handle");
@@ -316,14 +308,14 @@ impl ResourceManager {
         node.allocated += resource;
         let allocated = AllocatedContainer {
             container: id,
-            node: node_id,
-            node_http_address: http_address,
+            node: node.id.clone(),
+            node_http_address: node.http_address.clone(),
             resource,
             priority: key.priority,
             locality,
             is_am,
         };
-        node.new_allocations.push(allocated);
+        node.new_allocations.push(allocated.clone());
         self.tree.set_pending(h, pending);
         self.tree.add_usage(h, resource);
         if is_am {
@@ -340,15 +332,7 @@ impl ResourceManager {
                 app.newly_allocated
                     .reserve(app.last_collected.clamp(4, 1024) as usize);
             }
-            app.newly_allocated.push(AllocatedContainer {
-                container: id,
-                node: app_node,
-                node_http_address: app_http_address,
-                resource,
-                priority: key.priority,
-                locality,
-                is_am,
-            });
+            app.newly_allocated.push(allocated);
         }
         if !app.launched || is_am {
             app.launched = true;
@@ -372,7 +356,7 @@ impl ResourceManager {
         }
         self.events.push(Event::ContainerAllocated {
             container: id,
-            node: event_node,
+            node: self.nodes.get(node_idx).id.clone(),
             queue: self.tree.queue_path(self.tree.app_queue(h)).clone(),
             resource,
             priority: key.priority,
