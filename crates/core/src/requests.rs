@@ -294,9 +294,12 @@ impl RequestTable {
     #[inline]
     pub(crate) fn warm(&self) {
         // Every field an offer reads first: the state spans two cache lines.
-        std::hint::black_box(self.keys.values().next().map(|state| {
-            (state.any, state.racks.is_empty(), state.nodes.is_empty())
-        }));
+        std::hint::black_box(
+            self.keys
+                .values()
+                .next()
+                .map(|state| (state.any, state.racks.is_empty(), state.nodes.is_empty())),
+        );
     }
 
     /// The first key with an outstanding anywhere ask.
