@@ -416,6 +416,10 @@ impl ResourceManager {
         }
         let node_id = self.nodes.get(container.node).id.clone();
         let h = container.app;
+        // The tree's record of the app is read first (its leaf), then the
+        // app's own, then the tree's re-keying: each is a cache miss when the
+        // app was last touched long ago, and issued close together they
+        // overlap, where the re-keying between them would keep them apart.
         let leaf = self.tree.app_queue(h);
         let app = self.active_mut(h);
         app.containers.remove(&container.id.seq);
@@ -437,9 +441,6 @@ impl ResourceManager {
         app.vcore_ms = app
             .vcore_ms
             .saturating_add(container.resource.vcores().saturating_mul(ms));
-        // The tree's records after the app's: each is a cache miss when the
-        // app was last touched long ago, and issued close together they
-        // overlap, where the tree's long re-keying between them would not.
         // The leaf's name is copied last: its locked increment waits for
         // the misses before it, which by then have long returned.
         self.tree.remove_usage(h, container.resource);
